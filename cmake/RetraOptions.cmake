@@ -1,0 +1,29 @@
+# Build options and the warning/sanitizer/architecture flags every retra target uses.
+option(RETRA_WERROR "Treat compiler warnings as errors" ON)
+option(RETRA_BUILD_TESTS "Build the GoogleTest suite" ON)
+option(RETRA_BUILD_BENCHMARKS "Build the Google Benchmark micro benchmarks" ON)
+option(RETRA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+set(RETRA_ARCH "native" CACHE STRING "Value for -march (empty: compiler default)")
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+
+# One interface target carries the flags so that every retra target gets the same ones.
+add_library(retra_flags INTERFACE)
+target_compile_options(retra_flags INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
+  -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+if(RETRA_WERROR)
+  target_compile_options(retra_flags INTERFACE -Werror)
+endif()
+if(RETRA_ARCH)
+  target_compile_options(retra_flags INTERFACE -march=${RETRA_ARCH})
+endif()
+if(RETRA_SANITIZE)
+  target_compile_options(retra_flags INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(retra_flags INTERFACE -fsanitize=address,undefined)
+  target_compile_definitions(retra_flags INTERFACE RETRA_SANITIZE=1)
+endif()

@@ -1,0 +1,61 @@
+// A database directory: manifest.json plus one segment file per segment. Opening checks that the
+// directory holds a retra database of the expected game; segment readers open lazily.
+// Thread safety: const members may be called from many threads (lazy opening is locked);
+// commit_segment() must not run concurrently with itself.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "retra/error.hpp"
+#include "retra/format/manifest.hpp"
+#include "retra/format/segment.hpp"
+
+namespace retra {
+
+namespace fs = std::filesystem;
+
+// What identifies the contents of a database: game, rules variant, indexer and value encoding.
+struct DatabaseIdentity {
+  std::string game, variant, indexer, value_encoding;
+};
+
+class Database {
+ public:
+  // Opens an existing database. Errors: the directory is missing, is not a retra database, or its
+  // manifest is damaged.
+  static Result<std::unique_ptr<Database>> open(const fs::path& dir);
+  // Opens a database for building: creates the directory and an empty manifest if needed and
+  // refuses a directory that holds another game's database or unrelated files.
+  static Result<std::unique_ptr<Database>> open_for_build(const fs::path& dir,
+                                                          const DatabaseIdentity& id);
+
+  const fs::path& dir() const noexcept { return dir_; }
+  const format::Manifest& manifest() const noexcept { return manifest_; }
+  bool has_segment(std::string_view name) const { return manifest_.find(name) != nullptr; }
+  fs::path segment_path(std::string_view name) const;
+
+  // The reader of a segment listed in the manifest; checks that the file is the one the manifest
+  // recorded (header checksum, game, indexer, entry count).
+  Result<const format::SegmentReader*> segment(std::string_view name) const;
+
+  // Records a freshly written segment in the manifest (atomically rewritten). `order` sorts the
+  // segment list (for Awari, the stone count).
+  Status commit_segment(format::SegmentRecord record,
+                        bool (*order)(const std::string&, const std::string&) = nullptr);
+
+ private:
+  Database() = default;
+  Status save_manifest();
+
+  fs::path dir_;
+  format::Manifest manifest_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::unique_ptr<format::SegmentReader>, std::less<>> readers_;
+};
+
+}  // namespace retra

@@ -1,0 +1,50 @@
+// The JSON manifest of a database directory: which game, which segments, how each was built and
+// its statistics (docs/FORMAT.md). Thread safety: value types and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "retra/error.hpp"
+
+namespace retra::format {
+
+inline constexpr std::string_view kManifestName = "manifest.json";
+inline constexpr int kManifestVersion = 1;
+
+struct SegmentRecord {
+  std::string name;  // "16"
+  std::string file;  // "awari-16.rseg", relative to the directory
+  std::uint64_t entries = 0;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t raw_bytes = 0;
+  std::uint64_t header_checksum = 0;                // must equal the file's header checksum
+  nlohmann::json build = nlohmann::json::object();  // kernel, threads, iterations, seconds, ...
+  nlohmann::json stats = nlohmann::json::object();  // game-specific statistics
+};
+
+struct Manifest {
+  std::string game;
+  std::string variant;
+  std::string indexer;
+  std::string value_encoding;
+  std::string tool_version;  // retra version that last wrote the manifest
+  std::string created;       // ISO 8601 UTC
+  std::string updated;
+  std::vector<SegmentRecord> segments;  // kept sorted by the game's segment order
+
+  const SegmentRecord* find(std::string_view name) const;
+};
+
+nlohmann::json to_json(const Manifest& m);
+// `where` names the file in error messages.
+Result<Manifest> manifest_from_json(std::string_view text, std::string_view where);
+
+std::string utc_now_iso8601();
+
+}  // namespace retra::format

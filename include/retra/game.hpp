@@ -1,0 +1,75 @@
+// The one concept through which a game plugs into retra's kernels. A game is a stateless,
+// immutable object (thread-safe to share) that defines positions, segments, a bijective index per
+// segment, and moves. Members marked OPTIONAL unlock faster paths, detected with `if constexpr`.
+//
+// REQUIRED
+//   Position, SegmentId          value types; SegmentId names one database segment (Awari: the
+//                                stone count).
+//   kName                        the game's name in the registry, manifests and file names.
+//   kValueKind                   what a value means (ValueKind below).
+//   segment_size(s)              number of indices in segment s; the index is a bijection between
+//                                the positions of s and [0, segment_size(s)).
+//   unrank(s, i), rank(s, p)     the bijection and its inverse.
+//   next(s, p)                   advance p to the position with the next index; false at the end.
+//                                Kernels walk index ranges with it instead of unranking each index.
+//   for_each_move(s, p, f)       calls f(const Child<SegmentId>&) once per legal move and returns
+//                                the number of legal moves. A move that leaves the segment (a
+//                                capture, a conversion) has converts = true.
+//   no_move_value(s, p)          the value of p when it has no legal move (Awari: rules 3 and 4).
+//
+// OPTIONAL
+//   for_each_quiet_child(s, p, f)  f(child_index) for the non-converting moves only, cheaper than
+//                                  for_each_move when the kernel needs only those.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <string_view>
+
+namespace retra {
+
+enum class ValueKind {
+  score,  // a number -n..n from the mover's view; endless play is worth 0 (Awari)
+};
+
+// A move as the kernels see it: where the child lives and what the move itself earns.
+template <class SegmentId>
+struct Child {
+  SegmentId segment;    // the child's segment (the position's own one unless converts)
+  std::uint64_t index;  // the child's index in that segment
+  int gain;             // score games: what the mover earns on the move itself (stones captured)
+  bool converts;        // the move leaves the segment
+};
+
+namespace archetype {
+template <class SegmentId>
+struct ChildSink {
+  void operator()(const Child<SegmentId>&) const {}
+};
+struct IndexSink {
+  void operator()(std::uint64_t) const {}
+};
+}  // namespace archetype
+
+template <class G>
+concept Game = requires(const G& g, const typename G::Position& cp, typename G::Position& p,
+                        const typename G::SegmentId& s, std::uint64_t i) {
+  typename G::Position;
+  typename G::SegmentId;
+  { G::kName } -> std::convertible_to<std::string_view>;
+  { G::kValueKind } -> std::convertible_to<ValueKind>;
+  { g.segment_size(s) } -> std::same_as<std::uint64_t>;
+  { g.unrank(s, i) } -> std::same_as<typename G::Position>;
+  { g.rank(s, cp) } -> std::same_as<std::uint64_t>;
+  { g.next(s, p) } -> std::same_as<bool>;
+  { g.for_each_move(s, cp, archetype::ChildSink<typename G::SegmentId>{}) } -> std::same_as<int>;
+  { g.no_move_value(s, cp) } -> std::same_as<int>;
+};
+
+template <class G>
+concept HasQuietChildren = Game<G> &&
+    requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
+  g.for_each_quiet_child(s, cp, archetype::IndexSink{});
+};
+
+}  // namespace retra

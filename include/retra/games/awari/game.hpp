@@ -1,0 +1,63 @@
+// Awari as a retra::Game: segments are stone counts, the index is the colex bijection of
+// index.hpp, captures convert into the segment with fewer stones.
+// Thread safety: stateless; share freely.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "retra/game.hpp"
+#include "retra/games/awari/board.hpp"
+#include "retra/games/awari/index.hpp"
+
+namespace retra::awari {
+
+inline constexpr std::string_view kVariant = "olympiad";
+inline constexpr std::string_view kIndexer = "awari-colex-v1";
+inline constexpr std::string_view kValueEncoding = "score-i8";
+// The largest capture: five opponent pits of three (capturing all six would starve the opponent).
+inline constexpr int kMaxCapture = 15;
+
+struct Game {
+  using Position = Board;
+  using SegmentId = int;  // stones on the board
+  static constexpr std::string_view kName = "awari";
+  static constexpr ValueKind kValueKind = ValueKind::score;
+
+  std::uint64_t segment_size(int stones) const noexcept { return positions(stones); }
+  Board unrank(int stones, std::uint64_t i) const noexcept { return awari::unrank(stones, i); }
+  std::uint64_t rank(int, const Board& b) const noexcept { return awari::rank(b); }
+  bool next(int, Board& b) const noexcept { return awari::next(b); }
+  int no_move_value(int, const Board& b) const noexcept { return awari::no_move_value(b); }
+
+  template <class F>
+  int for_each_move(int stones, const Board& b, F&& f) const {
+    return for_each_legal_move(b, [&](int, const MoveResult& m) {
+      f(Child<int>{stones - m.captured, awari::rank(m.child), m.captured,
+                   m.kind == MoveKind::capture});
+    });
+  }
+
+  // The non-capturing legal moves only, without building MoveResult: sow, reject captures and
+  // starving moves, flip, rank.
+  template <class F>
+  void for_each_quiet_child(int, const Board& b, F&& f) const {
+    const detail::V16 v0 = detail::load(b);
+    for (int i = 0; i < kSidePits; ++i) {
+      const int s = b.pit[i];
+      if (s == 0) continue;
+      detail::V16 d;
+      std::memcpy(&d, detail::kSow.delta[i][s], 16);
+      const detail::V16 v = v0 + d;
+      const int last = detail::kSow.last[i][s];
+      if (last >= kSidePits && (v[last] == 2 || v[last] == 3)) continue;  // a capture
+      if (!detail::opponent_has_stones(v)) continue;                      // starves: illegal
+      f(awari::rank(detail::store(detail::flip(v))));
+    }
+  }
+};
+
+static_assert(retra::Game<Game>);
+static_assert(retra::HasQuietChildren<Game>);
+
+}  // namespace retra::awari

@@ -1,0 +1,71 @@
+// Large zero-initialized arrays backed by anonymous mmap with transparent huge pages requested
+// (madvise), so random access in the kernels costs fewer TLB misses. Also reads the machine's RAM.
+// Thread safety: an array is a plain buffer; concurrent access rules are the caller's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "retra/error.hpp"
+
+namespace retra {
+
+namespace detail {
+Result<void*> map_zeroed(std::size_t bytes, bool huge_pages);
+void unmap(void* p, std::size_t bytes) noexcept;
+}  // namespace detail
+
+template <class T>
+class LargeArray {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  LargeArray() = default;
+  static Result<LargeArray> allocate(std::size_t n, bool huge_pages = true) {
+    LargeArray a;
+    if (n == 0) return a;
+    auto p = detail::map_zeroed(n * sizeof(T), huge_pages);
+    if (!p) return std::move(p).error();
+    a.data_ = static_cast<T*>(*p);
+    a.size_ = n;
+    return a;
+  }
+  LargeArray(LargeArray&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  LargeArray& operator=(LargeArray&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  LargeArray(const LargeArray&) = delete;
+  LargeArray& operator=(const LargeArray&) = delete;
+  ~LargeArray() { release(); }
+
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  std::span<T> span() noexcept { return {data_, size_}; }
+  std::span<const T> span() const noexcept { return {data_, size_}; }
+
+ private:
+  void release() noexcept {
+    if (data_) detail::unmap(data_, size_ * sizeof(T));
+    data_ = nullptr;
+    size_ = 0;
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Physical RAM in bytes (sysconf), and the peak resident set size of this process (getrusage).
+std::uint64_t physical_memory_bytes() noexcept;
+std::uint64_t peak_rss_bytes() noexcept;
+
+}  // namespace retra

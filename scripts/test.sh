@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, checks formatting, builds and runs every test
+# in the release build (slow ones included), then again under AddressSanitizer + UBSan (slow
+# tests excluded). Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/check-format.sh
+jobs="$(nproc)"
+scripts/build.sh release
+ctest --preset release -j "$jobs"
+scripts/build.sh asan
+ctest --preset asan -j "$jobs"
+echo "test.sh: all tests passed (release + asan/ubsan)"

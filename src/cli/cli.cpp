@@ -1,0 +1,139 @@
+// Exit codes, error output, the progress bar and helpers for the CLI. Thread safety: see cli.hpp.
+#include "cli.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+namespace retra::cli {
+
+int exit_code(Errc code) {
+  switch (code) {
+    case Errc::invalid_argument:
+      return kUsage;
+    case Errc::not_found:
+      return kNotFound;
+    case Errc::mismatch:
+      return kNotFound;
+    case Errc::corrupt:
+      return kCorrupt;
+    case Errc::io:
+      return kIo;
+    case Errc::resource:
+      return kResource;
+    case Errc::verify_failed:
+      return kVerifyFailed;
+    case Errc::internal:
+      return kInternal;
+  }
+  return kInternal;
+}
+
+int Common::resolved_threads() const {
+  if (threads > 0) return threads;
+  const unsigned h = std::thread::hardware_concurrency();
+  return h ? static_cast<int>(h) : 1;
+}
+
+void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
+
+int report_error(const Common& c, const Error& e) {
+  std::cerr << "retra: error: " << e.message() << std::endl;
+  if (c.json)
+    print_json({{"ok", false},
+                {"error", {{"code", std::string(errc_name(e.code()))}, {"message", e.message()}}}});
+  return exit_code(e.code());
+}
+
+std::string human_bytes(std::uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+namespace {
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+ProgressBar::ProgressBar(Progress& p, bool enabled) : p_(p), enabled_(enabled && ::isatty(2)) {
+  if (enabled_) thread_ = std::thread([this] { run(); });
+}
+
+ProgressBar::~ProgressBar() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  if (enabled_) {
+    std::lock_guard lock(out_mu_);
+    std::cerr << "\r" << std::string(last_width_, ' ') << "\r" << std::flush;
+  }
+}
+
+void ProgressBar::println(const std::string& line) {
+  std::lock_guard lock(out_mu_);
+  if (enabled_) std::cerr << "\r" << std::string(last_width_, ' ') << "\r";
+  last_width_ = 0;
+  std::cout << line << std::endl;
+}
+
+void ProgressBar::run() {
+  while (!stop_) {
+    draw(false);
+    for (int i = 0; i < 4 && !stop_; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+void ProgressBar::draw(bool) {
+  const auto s = p_.snapshot();
+  if (s.generation != generation_) {
+    generation_ = s.generation;
+    phase_start_ = now_seconds();
+  }
+  const double frac =
+      s.total ? std::min(1.0, static_cast<double>(s.done) / static_cast<double>(s.total)) : 0.0;
+  const int width = 30;
+  const int filled = static_cast<int>(frac * width);
+  std::string bar = std::string(static_cast<std::size_t>(filled), '#') +
+                    std::string(static_cast<std::size_t>(width - filled), '.');
+  const std::string line = fmt::format("[{}] {:5.1f}%  {}  {:.1f} s", bar, frac * 100, s.label,
+                                       now_seconds() - phase_start_);
+  std::lock_guard lock(out_mu_);
+  std::cerr << "\r" << line;
+  if (line.size() < last_width_) std::cerr << std::string(last_width_ - line.size(), ' ');
+  std::cerr << std::flush;
+  last_width_ = line.size();
+}
+
+std::unique_ptr<Database> open_db(const Common& c, const GameCommands*& game, int& exit) {
+  if (c.db.empty()) {
+    exit = report_error(c, Error(Errc::invalid_argument, "--db DIR is required"));
+    return nullptr;
+  }
+  auto db = Database::open(c.db);
+  if (!db) {
+    exit = report_error(c, db.error());
+    return nullptr;
+  }
+  game = find_game((*db)->manifest().game);
+  if (!game) {
+    exit = report_error(
+        c, Error(Errc::mismatch, fmt::format("'{}' holds a database of game '{}', which this "
+                                             "retra does not know",
+                                             c.db.string(), (*db)->manifest().game)));
+    return nullptr;
+  }
+  return std::move(*db);
+}
+
+}  // namespace retra::cli

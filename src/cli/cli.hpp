@@ -1,0 +1,91 @@
+// Shared pieces of the `retra` command line: exit codes, JSON/human output, the progress bar and
+// the game registry. The CLI is a thin layer: every command calls the public library API.
+// Thread safety: the progress bar renders from its own thread; everything else is main-thread.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "retra/database.hpp"
+#include "retra/error.hpp"
+#include "retra/progress.hpp"
+
+namespace retra::cli {
+
+// Exit codes scripts can rely on (docs/CLI.md).
+enum Exit : int {
+  kOk = 0,
+  kVerifyFailed = 1,  // verify found a wrong value, a bad checksum or a damaged file
+  kUsage = 2,         // bad option, malformed position, unknown game
+  kNotFound = 3,      // missing or foreign database directory, missing segment
+  kCorrupt = 4,       // a file failed its checksum or format checks
+  kIo = 5,            // the operating system refused a read or write
+  kResource = 6,      // the job does not fit the memory limit
+  kInternal = 70,     // a bug in retra
+};
+int exit_code(Errc code);
+
+struct Common {
+  bool json = false;
+  bool progress = true;  // a bar on stderr when it is a terminal
+  int threads = 0;       // 0: all hardware threads
+  std::filesystem::path db;
+  int resolved_threads() const;
+};
+
+// Prints the error (and a JSON error object with --json) and returns the exit code.
+int report_error(const Common& c, const Error& e);
+void print_json(const nlohmann::json& j);
+
+// Renders a Progress on stderr every 200 ms while alive, if stderr is a terminal and enabled.
+class ProgressBar {
+ public:
+  ProgressBar(Progress& p, bool enabled);
+  ~ProgressBar();
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  // Prints a line above the bar (or just prints it when no bar is shown).
+  void println(const std::string& line);
+
+ private:
+  void run();
+  void draw(bool final);
+  Progress& p_;
+  bool enabled_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::mutex out_mu_;
+  std::size_t last_width_ = 0;
+  double phase_start_ = 0;
+  std::uint64_t generation_ = 0;
+};
+
+// One entry per game: how the CLI builds, probes, verifies and describes its databases. Adding a
+// game to the CLI is one line in registry.cpp.
+struct GameCommands {
+  std::string_view name;
+  std::string_view summary;
+  // Adds `retra build <name> ...` under the build command.
+  void (*add_build)(CLI::App& build, Common& common, int& exit);
+  int (*probe)(const Common& c, const Database& db, const std::string& position);
+  int (*verify)(const Common& c, const Database& db);
+  int (*stats)(const Common& c, const Database& db, const std::optional<std::string>& plot);
+};
+
+std::span<const GameCommands> games();
+const GameCommands* find_game(std::string_view name);
+
+// Opens --db for reading and finds its game's commands; on failure reports and sets `exit`.
+std::unique_ptr<Database> open_db(const Common& c, const GameCommands*& game, int& exit);
+
+std::string human_bytes(std::uint64_t b);
+
+}  // namespace retra::cli

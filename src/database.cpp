@@ -1,0 +1,155 @@
+// Database directories: manifest loading, validation and atomic updates.
+// Thread safety: see include/retra/database.hpp.
+#include "retra/database.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "retra/io/file.hpp"
+#include "retra/version.hpp"
+
+namespace retra {
+
+namespace {
+Result<format::Manifest> load_manifest(const fs::path& dir) {
+  const fs::path mpath = dir / format::kManifestName;
+  auto text = io::read_file(mpath);
+  if (!text) {
+    if (text.error().code() == Errc::not_found)
+      return Error(Errc::not_found,
+                   fmt::format("'{}' is not a retra database (no {}); build one with `retra "
+                               "build <game> ... --db {}`",
+                               dir.string(), format::kManifestName, dir.string()));
+    return std::move(text).error();
+  }
+  return format::manifest_from_json(*text, mpath.string());
+}
+}  // namespace
+
+Result<std::unique_ptr<Database>> Database::open(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec))
+    return Error(Errc::not_found,
+                 fmt::format("database directory '{}' does not exist", dir.string()));
+  if (!fs::is_directory(dir, ec))
+    return Error(Errc::invalid_argument, fmt::format("'{}' is not a directory", dir.string()));
+  auto m = load_manifest(dir);
+  if (!m) return std::move(m).error();
+  std::unique_ptr<Database> db(new Database());
+  db->dir_ = dir;
+  db->manifest_ = std::move(*m);
+  return db;
+}
+
+Result<std::unique_ptr<Database>> Database::open_for_build(const fs::path& dir,
+                                                           const DatabaseIdentity& id) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return Error(
+        Errc::invalid_argument,
+        fmt::format("'{}' exists and is not a directory; choose another --db", dir.string()));
+  if (!fs::exists(dir / format::kManifestName, ec)) {
+    // A new database: the directory must be new or empty, so that retra never mixes its files
+    // with someone else's.
+    if (fs::exists(dir, ec)) {
+      for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name != ".retra.lock" && name.find(".tmp-") == std::string::npos)
+          return Error(Errc::mismatch,
+                       fmt::format("'{}' is not empty and holds no retra database; choose an "
+                                   "empty or new directory for --db",
+                                   dir.string()));
+      }
+    }
+    fs::create_directories(dir, ec);
+    if (ec)
+      return Error(Errc::io, fmt::format("cannot create database directory '{}': {}", dir.string(),
+                                         ec.message()));
+    std::unique_ptr<Database> db(new Database());
+    db->dir_ = dir;
+    db->manifest_.game = id.game;
+    db->manifest_.variant = id.variant;
+    db->manifest_.indexer = id.indexer;
+    db->manifest_.value_encoding = id.value_encoding;
+    db->manifest_.tool_version = std::string(kVersion);
+    db->manifest_.created = db->manifest_.updated = format::utc_now_iso8601();
+    RETRA_TRY(db->save_manifest());
+    return db;
+  }
+  auto db = open(dir);
+  if (!db) return db;
+  const auto& m = (*db)->manifest_;
+  if (m.game != id.game || m.variant != id.variant || m.indexer != id.indexer ||
+      m.value_encoding != id.value_encoding)
+    return Error(Errc::mismatch,
+                 fmt::format("'{}' holds a {} database ({}, {}, {}), not {} ({}, {}, {}); choose "
+                             "another --db",
+                             dir.string(), m.game, m.variant, m.indexer, m.value_encoding, id.game,
+                             id.variant, id.indexer, id.value_encoding));
+  return db;
+}
+
+fs::path Database::segment_path(std::string_view name) const {
+  return dir_ / fmt::format("{}-{}.rseg", manifest_.game, name);
+}
+
+Result<const format::SegmentReader*> Database::segment(std::string_view name) const {
+  std::lock_guard lock(mu_);
+  if (auto it = readers_.find(name); it != readers_.end()) return it->second.get();
+  const format::SegmentRecord* rec = manifest_.find(name);
+  if (!rec)
+    return Error(Errc::not_found,
+                 fmt::format("database '{}' has no {} segment '{}'; build it first", dir_.string(),
+                             manifest_.game, name));
+  auto r = format::SegmentReader::open(dir_ / rec->file);
+  if (!r) {
+    Error e = std::move(r).error();
+    if (e.code() == Errc::not_found)
+      return Error(Errc::corrupt, fmt::format("segment file '{}' listed in the manifest is "
+                                              "missing; rebuild it with --force",
+                                              (dir_ / rec->file).string()));
+    return e;
+  }
+  const auto& info = (*r)->info();
+  if (info.game != manifest_.game || info.variant != manifest_.variant ||
+      info.indexer != manifest_.indexer || info.value_encoding != manifest_.value_encoding ||
+      info.name != rec->name || info.entries != rec->entries ||
+      (*r)->header_checksum() != rec->header_checksum)
+    return Error(Errc::corrupt,
+                 fmt::format("segment file '{}' is not the one the manifest recorded (header "
+                             "differs); rebuild it with --force",
+                             (dir_ / rec->file).string()));
+  const format::SegmentReader* p = r->get();
+  readers_.emplace(std::string(name), std::move(*r));
+  return p;
+}
+
+Status Database::commit_segment(format::SegmentRecord record,
+                                bool (*order)(const std::string&, const std::string&)) {
+  {
+    std::lock_guard lock(mu_);
+    readers_.erase(record.name);  // a rebuilt file must be reopened
+  }
+  auto& segs = manifest_.segments;
+  auto it =
+      std::find_if(segs.begin(), segs.end(), [&](const auto& s) { return s.name == record.name; });
+  if (it != segs.end())
+    *it = std::move(record);
+  else
+    segs.push_back(std::move(record));
+  if (order)
+    std::sort(segs.begin(), segs.end(),
+              [&](const auto& a, const auto& b) { return order(a.name, b.name); });
+  manifest_.updated = format::utc_now_iso8601();
+  manifest_.tool_version = std::string(kVersion);
+  return save_manifest();
+}
+
+Status Database::save_manifest() {
+  return io::write_file_atomic(dir_ / format::kManifestName,
+                               format::to_json(manifest_).dump(2) + "\n");
+}
+
+}  // namespace retra

@@ -1,0 +1,214 @@
+// Awari database builds: plans the stone counts, loads capture targets, runs the kernel, writes
+// segments atomically and records them in the manifest. Thread safety: one build per directory
+// (enforced by a lock file); the kernel runs opt.threads threads.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "forward_iteration.hpp"
+#include "retra/games/awari/database.hpp"
+#include "retra/games/awari/game.hpp"
+#include "retra/io/file.hpp"
+#include "retra/memory.hpp"
+#include "retra/version.hpp"
+
+namespace retra::awari {
+
+DatabaseIdentity identity() {
+  return {std::string(Game::kName), std::string(kVariant), std::string(kIndexer),
+          std::string(kValueEncoding)};
+}
+
+std::string segment_name(int stones) { return std::to_string(stones); }
+
+bool segment_order(const std::string& a, const std::string& b) {
+  return std::stoi(a) < std::stoi(b);
+}
+
+std::string_view kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::forward:
+      return "forward";
+  }
+  return "?";
+}
+
+nlohmann::json segment_stats(std::span<const std::int8_t> values, int stones) {
+  std::vector<std::uint64_t> counts(2 * static_cast<std::size_t>(stones) + 1, 0);
+  const std::size_t n = values.size();
+  const std::size_t bins = counts.size();
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> local(bins, 0);
+#pragma omp for schedule(static) nowait
+    for (std::size_t i = 0; i < n; ++i) ++local[static_cast<std::size_t>(values[i] + stones)];
+#pragma omp critical
+    for (std::size_t k = 0; k < bins; ++k) counts[k] += local[k];
+  }
+  double sum = 0;
+  for (std::size_t k = 0; k < bins; ++k)
+    sum += static_cast<double>(counts[k]) * (static_cast<double>(k) - stones);
+  return {{"positions", n},
+          {"value_min", -stones},
+          {"counts", counts},
+          {"mean", n ? sum / static_cast<double>(n) : 0.0}};
+}
+
+namespace {
+
+Status check_options(const BuildOptions& opt) {
+  if (opt.first < 0 || opt.last > kMaxStones || opt.first > opt.last)
+    return Error(Errc::invalid_argument,
+                 fmt::format("stone range {}-{} is invalid; use A-B with 0 <= A <= B <= {}",
+                             opt.first, opt.last, kMaxStones));
+  if (opt.threads < 1) return Error(Errc::invalid_argument, "--threads must be at least 1");
+  if (opt.zstd_level < 1 || opt.zstd_level > 19)
+    return Error(Errc::invalid_argument, "zstd level must be in 1..19");
+  if (opt.block_entries < 256 || opt.block_entries > (1u << 26))
+    return Error(Errc::invalid_argument, "block size must be in 256..67108864 entries");
+  if (opt.db.empty()) return Error(Errc::invalid_argument, "--db is required");
+  return {};
+}
+
+// Values of finished segments, kept in memory while later segments can capture into them.
+class Finished {
+ public:
+  explicit Finished(const Database& db, int threads) : db_(db), threads_(threads) {}
+  Status ensure(int stones) {
+    auto& a = by_stones_[stones];
+    if (a.size() == positions(stones)) return {};
+    auto reader = db_.segment(segment_name(stones));
+    if (!reader) return std::move(reader).error();
+    auto arr = LargeArray<std::int8_t>::allocate(positions(stones));
+    if (!arr) return std::move(arr).error();
+    RETRA_TRY(
+        (*reader)->read_all({reinterpret_cast<std::uint8_t*>(arr->data()), arr->size()}, threads_));
+    a = std::move(*arr);
+    return {};
+  }
+  void keep(int stones, LargeArray<std::int8_t> values) { by_stones_[stones] = std::move(values); }
+  void drop_below(int stones) {
+    for (int m = 0; m < stones && m <= kMaxStones; ++m) by_stones_[m] = {};
+  }
+  const std::int8_t* data(int stones) const { return by_stones_[stones].data(); }
+
+ private:
+  const Database& db_;
+  int threads_;
+  std::array<LargeArray<std::int8_t>, kMaxStones + 1> by_stones_;
+};
+
+}  // namespace
+
+Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
+  using Clock = std::chrono::steady_clock;
+  RETRA_TRY(check_options(opt));
+  // Validate (and create) the directory, lock it, then read the manifest again under the lock:
+  // another build may have finished segments in between.
+  auto db = Database::open_for_build(opt.db, identity());
+  if (!db) return std::move(db).error();
+  auto lock = io::DirectoryLock::acquire(opt.db);
+  if (!lock) return std::move(lock).error();
+  db = Database::open_for_build(opt.db, identity());
+  if (!db) return std::move(db).error();
+
+  const Game game;
+  Finished finished(**db, opt.threads);
+  std::vector<SegmentReport> reports;
+  for (int n = 0; n <= opt.last; ++n) {
+    const std::string name = segment_name(n);
+    const bool in_range = n >= opt.first;
+    if ((*db)->has_segment(name) && !(opt.force && in_range)) {
+      if (in_range) {
+        const auto* rec = (*db)->manifest().find(name);
+        SegmentReport r;
+        r.stones = n;
+        r.positions = rec->entries;
+        r.skipped = true;
+        r.kernel = rec->build.value("kernel", "");
+        r.iterations = rec->build.value("iterations", 0);
+        r.kernel_seconds = rec->build.value("kernel_seconds", 0.0);
+        r.seconds = rec->build.value("seconds", 0.0);
+        r.file_bytes = rec->file_bytes;
+        r.raw_bytes = rec->raw_bytes;
+        r.mean = rec->stats.value("mean", 0.0);
+        if (opt.on_segment) opt.on_segment(r);
+        reports.push_back(r);
+      }
+      continue;
+    }
+    const auto t0 = Clock::now();
+    // Captures take 2..15 stones, so segments n-15..n-2 must be at hand.
+    finished.drop_below(n - kMaxCapture);
+    for (int m = std::max(0, n - kMaxCapture); m <= n - 2; ++m) RETRA_TRY(finished.ensure(m));
+
+    const std::uint64_t size = positions(n);
+    auto values = LargeArray<std::int8_t>::allocate(size);
+    if (!values) return std::move(values).error();
+    SegmentReport r;
+    r.stones = n;
+    r.positions = size;
+    r.kernel = std::string(kernel_name(opt.kernel));
+    const auto tk = Clock::now();
+    {
+      auto exits = LargeArray<std::int8_t>::allocate(size);
+      if (!exits) return std::move(exits).error();
+      kernels::ForwardOptions fo;
+      fo.threads = opt.threads;
+      fo.chunk = opt.block_entries;
+      fo.progress = opt.progress;
+      fo.label = fmt::format("{} stones", n);
+      auto lower = [&](int stones, std::uint64_t index) { return finished.data(stones)[index]; };
+      const auto st = kernels::forward_iteration(game, n, values->span(), exits->span(), lower, fo);
+      r.iterations = st.iterations;
+    }
+    r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
+
+    nlohmann::json stats = segment_stats(values->span(), n);
+    r.mean = stats["mean"].get<double>();
+    format::SegmentInfo info{std::string(Game::kName),
+                             std::string(kVariant),
+                             std::string(kIndexer),
+                             std::string(kValueEncoding),
+                             name,
+                             size,
+                             1,
+                             opt.block_entries};
+    progress_phase(opt.progress, fmt::format("{} stones: writing", n), 0);
+    auto written = format::write_segment(
+        (*db)->segment_path(name), info,
+        {reinterpret_cast<const std::uint8_t*>(values->data()), values->size()},
+        {opt.zstd_level, opt.threads});
+    if (!written) return std::move(written).error();
+    r.file_bytes = written->file_bytes;
+    r.raw_bytes = written->raw_bytes;
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+    format::SegmentRecord rec;
+    rec.name = name;
+    rec.file = (*db)->segment_path(name).filename().string();
+    rec.entries = size;
+    rec.file_bytes = written->file_bytes;
+    rec.raw_bytes = written->raw_bytes;
+    rec.header_checksum = written->header_checksum;
+    rec.build = {{"kernel", r.kernel},
+                 {"threads", opt.threads},
+                 {"iterations", r.iterations},
+                 {"kernel_seconds", r.kernel_seconds},
+                 {"seconds", r.seconds},
+                 {"block_entries", opt.block_entries},
+                 {"zstd_level", opt.zstd_level},
+                 {"tool_version", std::string(kVersion)},
+                 {"finished", format::utc_now_iso8601()}};
+    rec.stats = std::move(stats);
+    RETRA_TRY((*db)->commit_segment(std::move(rec), &segment_order));
+    finished.keep(n, std::move(*values));
+    if (opt.on_segment) opt.on_segment(r);
+    reports.push_back(r);
+  }
+  return reports;
+}
+
+}  // namespace retra::awari

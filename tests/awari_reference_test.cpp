@@ -1,0 +1,210 @@
+// An independent Awari solver, written differently from every kernel: its own naive rules
+// (sowing with a loop), its own position numbering (a hash map filled by brute-force
+// enumeration), an explicit move graph, and for each threshold k a fresh attractor computation
+// of the positions whose mover can force a difference >= k (W_k) or cannot avoid <= -k (L_k).
+// The value is the largest such k (or 0). Built databases must equal it on every position with
+// at most 10 stones, and the spec's histograms must hold.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "retra/games/awari/database.hpp"
+#include "retra/games/awari/index.hpp"
+#include "test_util.hpp"
+
+namespace retra::awari {
+namespace {
+
+using Pits = std::array<int, 12>;
+
+std::uint64_t key(const Pits& p) {
+  std::uint64_t k = 0;
+  for (int v : p) k = k * 49 + static_cast<std::uint64_t>(v);
+  return k;
+}
+
+// Naive rules, straight from the spec's text.
+struct NaiveMove {
+  bool legal = false;
+  int captured = 0;
+  Pits child{};  // seen from the opponent
+};
+
+NaiveMove naive_move(const Pits& p, int origin) {
+  NaiveMove m;
+  if (p[origin] == 0) return m;
+  Pits b = p;
+  int stones = b[origin];
+  b[origin] = 0;
+  int pos = origin;
+  while (stones > 0) {
+    pos = (pos + 1) % 12;
+    if (pos == origin) continue;  // never sow into the origin
+    ++b[pos];
+    --stones;
+  }
+  int captured = 0;
+  for (int q = pos; q >= 6 && (b[q] == 2 || b[q] == 3); --q) {
+    captured += b[q];
+    b[q] = 0;
+  }
+  int opponent = 0;
+  for (int q = 6; q < 12; ++q) opponent += b[q];
+  if (opponent == 0) return m;  // must leave the opponent a stone
+  m.legal = true;
+  m.captured = captured;
+  for (int q = 0; q < 12; ++q) m.child[q] = b[(q + 6) % 12];
+  return m;
+}
+
+struct Level {
+  std::vector<Pits> pos;
+  std::unordered_map<std::uint64_t, std::uint32_t> id;
+  std::vector<int> value;
+};
+
+void enumerate(int n, Level& lv) {
+  Pits p{};
+  std::function<void(int, int)> rec = [&](int pit, int left) {
+    if (pit == 11) {
+      p[11] = left;
+      lv.id.emplace(key(p), static_cast<std::uint32_t>(lv.pos.size()));
+      lv.pos.push_back(p);
+      return;
+    }
+    for (int s = left; s >= 0; --s) {
+      p[pit] = s;
+      rec(pit + 1, left - s);
+    }
+  };
+  rec(0, n);
+}
+
+// Solves level n given the values of all smaller levels.
+void solve(int n, std::vector<Level>& levels) {
+  Level& lv = levels[n];
+  enumerate(n, lv);
+  const std::size_t N = lv.pos.size();
+  std::vector<std::vector<std::uint32_t>> quiet(N), preds(N);
+  std::vector<std::vector<int>> exits(N);  // values of captures and of the game's end
+  for (std::size_t i = 0; i < N; ++i) {
+    int legal = 0, mover = 0;
+    for (int q = 0; q < 6; ++q) mover += lv.pos[i][q];
+    for (int o = 0; o < 6; ++o) {
+      NaiveMove m = naive_move(lv.pos[i], o);
+      if (!m.legal) continue;
+      ++legal;
+      if (m.captured) {
+        const Level& low = levels[n - m.captured];
+        exits[i].push_back(m.captured - low.value[low.id.at(key(m.child))]);
+      } else {
+        const std::uint32_t c = lv.id.at(key(m.child));
+        quiet[i].push_back(c);
+        preds[c].push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+    if (legal == 0) exits[i].push_back(mover == 0 ? -n : n);
+  }
+  lv.value.assign(N, 0);
+  for (int k = 1; k <= n; ++k) {
+    // in[i]: 1 = W_k (mover forces >= k), 2 = L_k (mover cannot avoid <= -k).
+    std::vector<char> in(N, 0);
+    std::vector<int> open(N);  // moves of i not yet known to lead to >= k for the opponent
+    std::deque<std::uint32_t> work;
+    for (std::size_t i = 0; i < N; ++i) {
+      int good_exit = 0, open_moves = static_cast<int>(quiet[i].size());
+      for (int e : exits[i]) {
+        if (e >= k) good_exit = 1;
+        if (e > -k) ++open_moves;
+      }
+      open[i] = open_moves;
+      if (good_exit)
+        in[i] = 1;
+      else if (open_moves == 0)
+        in[i] = 2;
+      if (in[i]) work.push_back(static_cast<std::uint32_t>(i));
+    }
+    while (!work.empty()) {
+      const std::uint32_t q = work.front();
+      work.pop_front();
+      for (std::uint32_t p : preds[q]) {
+        if (in[p]) continue;
+        if (in[q] == 2) {
+          in[p] = 1;
+          work.push_back(p);
+        } else if (--open[p] == 0) {
+          in[p] = 2;
+          work.push_back(p);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < N; ++i) {
+      if (in[i] == 1)
+        lv.value[i] = k;
+      else if (in[i] == 2)
+        lv.value[i] = -k;
+    }
+  }
+}
+
+class AwariReference : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    levels_ = new std::vector<Level>(11);
+    for (int n = 0; n <= 10; ++n) solve(n, *levels_);
+  }
+  static void TearDownTestSuite() { delete levels_; }
+  static std::vector<Level>* levels_;
+};
+std::vector<Level>* AwariReference::levels_ = nullptr;
+
+TEST_F(AwariReference, MatchesTheSpecHistograms) {
+  const std::vector<std::vector<std::pair<int, int>>> spec = {
+      {{-1, 7}, {1, 5}},
+      {{-2, 40}, {0, 13}, {2, 25}},
+      {{-3, 177}, {-1, 1}, {0, 63}, {1, 7}, {3, 116}},
+      {{-4, 532}, {-2, 110}, {0, 143}, {2, 165}, {4, 415}}};
+  for (int n = 1; n <= 4; ++n) {
+    std::map<int, int> h;
+    for (int v : (*levels_)[n].value) ++h[v];
+    const std::vector<std::pair<int, int>> got(h.begin(), h.end());
+    EXPECT_EQ(got, spec[n - 1]) << "n=" << n;
+  }
+}
+
+TEST_F(AwariReference, ForwardKernelEqualsReferenceOnEveryPositionUpToTenStones) {
+  test::TempDir dir;
+  BuildOptions opt;
+  opt.first = 0;
+  opt.last = 10;
+  opt.db = dir.path();
+  opt.threads = 2;
+  opt.kernel = Kernel::forward;
+  opt.block_entries = 4096;  // many blocks, so chunk boundaries are exercised
+  auto built = build(opt);
+  ASSERT_TRUE(built) << built.error().message();
+  auto db = Database::open(dir.path());
+  ASSERT_TRUE(db);
+  for (int n = 0; n <= 10; ++n) {
+    const auto values = test::read_segment(**db, segment_name(n));
+    const Level& lv = (*levels_)[n];
+    ASSERT_EQ(values.size(), lv.pos.size());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < lv.pos.size(); ++i) {
+      Board b;
+      for (int q = 0; q < 12; ++q) b.pit[q] = static_cast<std::uint8_t>(lv.pos[i][q]);
+      if (values[rank(b)] != lv.value[i] && ++wrong <= 5)
+        ADD_FAILURE() << "n=" << n << " " << format_board(b) << ": database "
+                      << int{values[rank(b)]} << ", reference " << lv.value[i];
+    }
+    EXPECT_EQ(wrong, 0u) << "n=" << n;
+  }
+}
+
+}  // namespace
+}  // namespace retra::awari

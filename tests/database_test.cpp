@@ -1,0 +1,161 @@
+// Database directories and manifests: round trips, damaged or foreign manifests, directories
+// that are not databases, and segment files that do not match their manifest entry.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "retra/database.hpp"
+#include "retra/games/awari/database.hpp"
+#include "retra/io/file.hpp"
+#include "test_util.hpp"
+
+namespace retra {
+namespace {
+
+TEST(Manifest, RoundTrip) {
+  format::Manifest m;
+  m.game = "awari";
+  m.variant = "olympiad";
+  m.indexer = "awari-colex-v1";
+  m.value_encoding = "score-i8";
+  m.tool_version = "0.1.0";
+  m.created = m.updated = "2026-01-01T00:00:00Z";
+  format::SegmentRecord r;
+  r.name = "3";
+  r.file = "awari-3.rseg";
+  r.entries = 364;
+  r.file_bytes = 429;
+  r.raw_bytes = 364;
+  r.header_checksum = 0xfedcba9876543210ull;
+  r.build = {{"kernel", "forward"}};
+  r.stats = {{"mean", -0.5}};
+  m.segments.push_back(r);
+  const std::string text = format::to_json(m).dump();
+  auto back = format::manifest_from_json(text, "test");
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->game, "awari");
+  ASSERT_EQ(back->segments.size(), 1u);
+  EXPECT_EQ(back->segments[0].header_checksum, 0xfedcba9876543210ull);
+  EXPECT_EQ(back->segments[0].build["kernel"], "forward");
+  EXPECT_EQ(back->find("3")->entries, 364u);
+  EXPECT_EQ(back->find("4"), nullptr);
+}
+
+TEST(Manifest, DamagedOrForeignManifestsAreRefused) {
+  auto a = format::manifest_from_json("{not json", "m");
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().code(), Errc::corrupt);
+  auto b = format::manifest_from_json(R"({"name": "something else"})", "m");
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().code(), Errc::mismatch);
+  auto c = format::manifest_from_json(
+      R"({"format": "retra-database", "format_version": 1, "game": 3})", "m");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code(), Errc::corrupt);
+  auto d = format::manifest_from_json(R"({"format": "retra-database", "format_version": 99})", "m");
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message().find("version 99"), std::string::npos);
+}
+
+TEST(DatabaseDir, MissingOrForeignDirectories) {
+  test::TempDir dir;
+  auto missing = Database::open(dir / "nope");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), Errc::not_found);
+  EXPECT_NE(missing.error().message().find("does not exist"), std::string::npos);
+
+  auto empty = Database::open(dir.path());
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message().find("is not a retra database"), std::string::npos);
+
+  std::ofstream(dir / "notes.txt") << "mine";
+  auto foreign = Database::open_for_build(dir.path(), awari::identity());
+  ASSERT_FALSE(foreign);
+  EXPECT_EQ(foreign.error().code(), Errc::mismatch);
+  EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt")) << "never touch foreign files";
+
+  std::ofstream(dir / "file") << "x";
+  auto not_dir = Database::open_for_build(dir / "file", awari::identity());
+  ASSERT_FALSE(not_dir);
+  EXPECT_EQ(not_dir.error().code(), Errc::invalid_argument);
+}
+
+TEST(DatabaseDir, AnotherGamesDatabaseIsRefused) {
+  test::TempDir dir;
+  DatabaseIdentity other{"xiangqi", "asian", "xq-v1", "dtm-u8"};
+  ASSERT_TRUE(Database::open_for_build(dir.path(), other));
+  auto r = Database::open_for_build(dir.path(), awari::identity());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), Errc::mismatch);
+  EXPECT_NE(r.error().message().find("holds a xiangqi database"), std::string::npos);
+}
+
+TEST(DatabaseDir, SegmentsMustMatchTheManifest) {
+  test::TempDir dir;
+  awari::BuildOptions opt;
+  opt.last = 3;
+  opt.db = dir.path();
+  ASSERT_TRUE(awari::build(opt));
+  auto db = Database::open(dir.path());
+  ASSERT_TRUE(db);
+  EXPECT_TRUE((*db)->segment("3"));
+  auto absent = (*db)->segment("9");
+  ASSERT_FALSE(absent);
+  EXPECT_EQ(absent.error().code(), Errc::not_found);
+  // Swap in a different file under segment 3's name: same format, different contents.
+  std::filesystem::copy_file(dir / "awari-2.rseg", dir / "awari-3.rseg",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto db2 = Database::open(dir.path());
+  auto swapped = (*db2)->segment("3");
+  ASSERT_FALSE(swapped);
+  EXPECT_EQ(swapped.error().code(), Errc::corrupt);
+  std::filesystem::remove(dir / "awari-3.rseg");
+  auto db3 = Database::open(dir.path());
+  auto gone = (*db3)->segment("3");
+  ASSERT_FALSE(gone);
+  EXPECT_NE(gone.error().message().find("missing"), std::string::npos);
+}
+
+TEST(DatabaseDir, ExistingSegmentsAreSkippedUnlessForced) {
+  test::TempDir dir;
+  awari::BuildOptions opt;
+  opt.last = 5;
+  opt.db = dir.path();
+  auto first = awari::build(opt);
+  ASSERT_TRUE(first);
+  const auto before = std::filesystem::last_write_time(dir / "awari-5.rseg");
+  opt.first = 4;
+  auto again = awari::build(opt);
+  ASSERT_TRUE(again);
+  ASSERT_EQ(again->size(), 2u);
+  EXPECT_TRUE((*again)[0].skipped && (*again)[1].skipped);
+  EXPECT_EQ(std::filesystem::last_write_time(dir / "awari-5.rseg"), before);
+  opt.force = true;
+  auto forced = awari::build(opt);
+  ASSERT_TRUE(forced);
+  EXPECT_FALSE((*forced)[1].skipped);
+  // Missing smaller segments are built first: a range starting above 0 on an empty directory.
+  test::TempDir dir2;
+  awari::BuildOptions o2;
+  o2.first = o2.last = 6;
+  o2.db = dir2.path();
+  auto r = awari::build(o2);
+  ASSERT_TRUE(r) << r.error().message();
+  auto db = Database::open(dir2.path());
+  for (int n = 0; n <= 6; ++n) EXPECT_TRUE((*db)->has_segment(std::to_string(n)));
+}
+
+TEST(DatabaseDir, ConcurrentBuildsAreLockedOut) {
+  test::TempDir dir;
+  auto lock = io::DirectoryLock::acquire(dir.path());
+  ASSERT_TRUE(lock);
+  awari::BuildOptions opt;
+  opt.last = 2;
+  opt.db = dir.path();
+  auto r = awari::build(opt);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("locked"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace retra

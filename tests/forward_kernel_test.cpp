@@ -1,0 +1,130 @@
+// The forward-iteration kernel: hand-solved toy graphs (cycles with and without exits, where
+// the Bellman equations have many solutions and only the one grounded in real play is right),
+// identical Awari output for 1, 2 and 3 threads, and the spec's golden histograms.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "forward_iteration.hpp"
+#include "retra/games/awari/database.hpp"
+#include "test_util.hpp"
+
+namespace retra {
+namespace {
+
+// A score game given as an explicit graph: position i has quiet moves to `quiet[i]` and
+// converting moves worth `exits[i]` (already the mover's value). No moves: `end[i]`.
+struct ToyGame {
+  using Position = std::uint64_t;
+  using SegmentId = int;
+  static constexpr std::string_view kName = "toy";
+  static constexpr ValueKind kValueKind = ValueKind::score;
+  std::vector<std::vector<std::uint64_t>> quiet;
+  std::vector<std::vector<int>> exits;
+  std::vector<int> end;
+
+  std::uint64_t segment_size(int) const { return quiet.size(); }
+  Position unrank(int, std::uint64_t i) const { return i; }
+  std::uint64_t rank(int, const Position& p) const { return p; }
+  bool next(int, Position& p) const { return ++p < quiet.size(); }
+  int no_move_value(int, const Position& p) const { return end[p]; }
+  template <class F>
+  int for_each_move(int, const Position& p, F&& f) const {
+    for (auto c : quiet[p]) f(Child<int>{0, c, 0, false});
+    // Exits are modelled as captures of `value` stones into a lower segment worth 0.
+    for (int v : exits[p]) f(Child<int>{-1, 0, v, true});
+    return static_cast<int>(quiet[p].size() + exits[p].size());
+  }
+};
+static_assert(Game<ToyGame>);
+
+std::vector<int> solve(const ToyGame& g, int threads) {
+  std::vector<std::int8_t> values(g.quiet.size(), 0), exits(g.quiet.size(), 0);
+  kernels::ForwardOptions opt;
+  opt.threads = threads;
+  opt.chunk = 2;
+  kernels::forward_iteration(
+      g, 0, values, exits, [](int, std::uint64_t) { return 0; }, opt);
+  return {values.begin(), values.end()};
+}
+
+TEST(ForwardKernel, PureCycleIsWorthZero) {
+  ToyGame g{{{1}, {0}}, {{}, {}}, {0, 0}};
+  EXPECT_EQ(solve(g, 1), (std::vector<int>{0, 0}));
+}
+
+TEST(ForwardKernel, CycleWithOneExitIsGroundedByTheExit) {
+  // 0 can take +1 or go to 1; 1 can only go back. Any v(0) >= 1 solves the equations, the right
+  // value is 1 (0 takes the exit; circling forever is worth 0 < 1).
+  ToyGame g{{{1}, {0}}, {{1}, {}}, {0, 0}};
+  EXPECT_EQ(solve(g, 1), (std::vector<int>{1, -1}));
+}
+
+TEST(ForwardKernel, OpponentPrefersEndlessPlayToALoss) {
+  // 0 -> 1 -> 0 cycle; 1 may also exit with -2 for itself. It circles instead: both 0.
+  ToyGame g{{{1}, {0}}, {{}, {-2}}, {0, 0}};
+  EXPECT_EQ(solve(g, 1), (std::vector<int>{0, 0}));
+}
+
+TEST(ForwardKernel, ChainToTerminalAlternatesSigns) {
+  // 0 -> 1 -> 2 -> 3 (no moves, worth -3 to its mover).
+  ToyGame g{{{1}, {2}, {3}, {}}, {{}, {}, {}, {}}, {0, 0, 0, -3}};
+  EXPECT_EQ(solve(g, 2), (std::vector<int>{3, -3, 3, -3}));
+}
+
+TEST(ForwardKernel, BestOfSeveralMoves) {
+  // 0 chooses between child 1 (worth -2 to 1's mover, so +2), exit +1 and child 2 (worth 5 to 2).
+  ToyGame g{{{1, 2}, {}, {}}, {{1}, {}, {}}, {0, -2, 5}};
+  EXPECT_EQ(solve(g, 3)[0], 2);
+}
+
+class AwariForward : public ::testing::Test {};
+
+TEST_F(AwariForward, IdenticalForOneTwoAndThreeThreads) {
+  std::vector<std::vector<std::vector<std::int8_t>>> runs;
+  for (int threads : {1, 2, 3}) {
+    test::TempDir dir;
+    awari::BuildOptions opt;
+    opt.last = 10;
+    opt.db = dir.path();
+    opt.threads = threads;
+    opt.block_entries = 1024;  // many chunks so that the threads interleave
+    auto r = awari::build(opt);
+    ASSERT_TRUE(r) << r.error().message();
+    auto db = Database::open(dir.path());
+    ASSERT_TRUE(db);
+    std::vector<std::vector<std::int8_t>> segs;
+    for (int n = 0; n <= 10; ++n) segs.push_back(test::read_segment(**db, awari::segment_name(n)));
+    runs.push_back(std::move(segs));
+  }
+  for (int n = 0; n <= 10; ++n) {
+    EXPECT_EQ(runs[0][n], runs[1][n]) << "1 vs 2 threads differ at " << n << " stones";
+    EXPECT_EQ(runs[0][n], runs[2][n]) << "1 vs 3 threads differ at " << n << " stones";
+  }
+}
+
+TEST_F(AwariForward, GoldenHistogramsInTheManifest) {
+  test::TempDir dir;
+  awari::BuildOptions opt;
+  opt.last = 4;
+  opt.db = dir.path();
+  auto r = awari::build(opt);
+  ASSERT_TRUE(r) << r.error().message();
+  auto db = Database::open(dir.path());
+  ASSERT_TRUE(db);
+  // counts from value -n to +n (spec: ../shared/spec/awari.md)
+  const std::vector<std::vector<std::uint64_t>> spec = {{1},
+                                                        {7, 0, 5},
+                                                        {40, 0, 13, 0, 25},
+                                                        {177, 0, 1, 63, 7, 0, 116},
+                                                        {532, 0, 110, 0, 143, 0, 165, 0, 415}};
+  for (int n = 0; n <= 4; ++n) {
+    const auto* rec = (*db)->manifest().find(awari::segment_name(n));
+    ASSERT_NE(rec, nullptr);
+    EXPECT_EQ(rec->stats["counts"].get<std::vector<std::uint64_t>>(), spec[n]) << "n=" << n;
+    EXPECT_EQ(rec->stats["value_min"].get<int>(), -n);
+  }
+}
+
+}  // namespace
+}  // namespace retra

@@ -1,0 +1,175 @@
+// The segment format: round trips, per-block random access, and corruption of every part
+// (header, table, block, truncation) reported as a typed error naming the damaged part.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+#include "retra/format/segment.hpp"
+#include "retra/io/file.hpp"
+#include "test_util.hpp"
+
+namespace retra::format {
+namespace {
+
+SegmentInfo info(std::uint64_t entries, std::uint32_t block) {
+  return {"awari", "olympiad", "awari-colex-v1", "score-i8", "7", entries, 1, block};
+}
+
+std::vector<std::uint8_t> sample(std::size_t n) {
+  std::mt19937 rng(42);
+  std::vector<std::uint8_t> v(n);
+  for (auto& x : v) x = static_cast<std::uint8_t>(rng() % 9);  // compressible like real values
+  return v;
+}
+
+void flip_byte(const std::filesystem::path& p, std::uint64_t offset) {
+  std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x5a);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+}
+
+TEST(Segment, RoundTripWithPartialLastBlock) {
+  test::TempDir dir;
+  const auto data = sample(10'000);
+  auto w = write_segment(dir / "s.rseg", info(data.size(), 1024), data, {3, 2});
+  ASSERT_TRUE(w) << w.error().message();
+  EXPECT_EQ(w->raw_bytes, data.size());
+  EXPECT_EQ(w->file_bytes, std::filesystem::file_size(dir / "s.rseg"));
+  auto r = SegmentReader::open(dir / "s.rseg");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ((*r)->info().entries, data.size());
+  EXPECT_EQ((*r)->info().blocks(), 10u);
+  EXPECT_EQ((*r)->info().game, "awari");
+  EXPECT_EQ((*r)->info().indexer, "awari-colex-v1");
+  EXPECT_EQ((*r)->header_checksum(), w->header_checksum);
+  std::vector<std::uint8_t> all(data.size());
+  ASSERT_TRUE((*r)->read_all(all, 3));
+  EXPECT_EQ(all, data);
+  for (std::uint64_t i : {0ull, 1023ull, 1024ull, 9999ull, 5000ull}) {
+    auto b = (*r)->byte_at(i);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(*b, data[i]);
+  }
+  EXPECT_FALSE((*r)->byte_at(10'000));
+  std::vector<std::uint8_t> last((*r)->raw_bytes(9));
+  EXPECT_EQ(last.size(), 10'000u - 9 * 1024);
+  ASSERT_TRUE((*r)->read_block(9, last));
+  EXPECT_TRUE(std::equal(last.begin(), last.end(), data.begin() + 9 * 1024));
+}
+
+TEST(Segment, EmptyAndSingleEntrySegments) {
+  test::TempDir dir;
+  ASSERT_TRUE(write_segment(dir / "e.rseg", info(0, 1024), {}, {}));
+  auto e = SegmentReader::open(dir / "e.rseg");
+  ASSERT_TRUE(e) << e.error().message();
+  EXPECT_EQ((*e)->info().entries, 0u);
+  std::vector<std::uint8_t> one = {0xfe};
+  ASSERT_TRUE(write_segment(dir / "o.rseg", info(1, 1024), one, {}));
+  auto o = SegmentReader::open(dir / "o.rseg");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(*(*o)->byte_at(0), 0xfe);
+}
+
+TEST(Segment, FlippedByteInABlockNamesThatBlock) {
+  test::TempDir dir;
+  const auto data = sample(8192);
+  ASSERT_TRUE(write_segment(dir / "s.rseg", info(data.size(), 1024), data, {}));
+  std::uint64_t offset;
+  {
+    auto r = SegmentReader::open(dir / "s.rseg");
+    ASSERT_TRUE(r);
+    // Find block 5's offset through the table in the file.
+    auto m = io::MappedFile::open(dir / "s.rseg");
+    BlockEntry e;
+    std::memcpy(&e, m->bytes().data() + sizeof(SegmentHeader) + 5 * sizeof(BlockEntry), sizeof e);
+    offset = e.offset + e.compressed_bytes / 2;
+  }
+  flip_byte(dir / "s.rseg", offset);
+  auto r = SegmentReader::open(dir / "s.rseg");
+  ASSERT_TRUE(r) << "header and table are intact, opening must work";
+  auto bad = (*r)->byte_at(5 * 1024 + 7);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), Errc::corrupt);
+  EXPECT_NE(bad.error().message().find("block 5 "), std::string::npos) << bad.error().message();
+  EXPECT_TRUE((*r)->byte_at(4 * 1024));  // other blocks still read
+  std::vector<std::uint8_t> all(data.size());
+  auto s = (*r)->read_all(all, 2);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("block 5 "), std::string::npos);
+}
+
+TEST(Segment, DamagedHeaderTableOrLengthIsRefused) {
+  test::TempDir dir;
+  const auto data = sample(5000);
+  ASSERT_TRUE(write_segment(dir / "s.rseg", info(data.size(), 1024), data, {}));
+  const auto good = io::read_file(dir / "s.rseg").value();
+  auto write = [&](const std::string& bytes) {
+    std::ofstream(dir / "x.rseg", std::ios::binary | std::ios::trunc) << bytes;
+  };
+  auto expect_open_error = [&](std::string_view fragment) {
+    auto r = SegmentReader::open(dir / "x.rseg");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code(), Errc::corrupt);
+    EXPECT_NE(r.error().message().find(fragment), std::string::npos) << r.error().message();
+  };
+  std::string h = good;
+  h[130] ^= 1;  // entry count
+  write(h);
+  expect_open_error("header checksum");
+  std::string t = good;
+  t[sizeof(SegmentHeader) + 3] ^= 1;
+  write(t);
+  expect_open_error("block table checksum");
+  write(good.substr(0, good.size() - 1));
+  expect_open_error("truncated");
+  write(good.substr(0, 100));
+  expect_open_error("shorter than");
+  write(std::string(300, 'x'));
+  expect_open_error("not a retra segment");
+  auto missing = SegmentReader::open(dir / "missing.rseg");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), Errc::not_found);
+}
+
+TEST(Segment, OverlongNamesAreRejected) {
+  test::TempDir dir;
+  SegmentInfo i = info(1, 1024);
+  i.game = "a-game-name-that-is-too-long";
+  std::vector<std::uint8_t> one = {1};
+  EXPECT_FALSE(write_segment(dir / "s.rseg", i, one, {}));
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.rseg"));
+}
+
+TEST(AtomicFile, UncommittedWritesLeaveNothingBehind) {
+  test::TempDir dir;
+  ASSERT_TRUE(io::write_file_atomic(dir / "f", "old"));
+  {
+    auto f = io::AtomicFile::create(dir / "f");
+    ASSERT_TRUE(f);
+    ASSERT_TRUE(f->write("new content", 11));
+    // destroyed without commit(): a crash or an error before the rename
+  }
+  EXPECT_EQ(io::read_file(dir / "f").value(), "old");
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 1) << "the temporary file must be removed";
+  ASSERT_TRUE(io::write_file_atomic(dir / "f", "new"));
+  EXPECT_EQ(io::read_file(dir / "f").value(), "new");
+}
+
+TEST(AtomicFile, UnwritableDirectoryIsAnIoError) {
+  auto f = io::AtomicFile::create("/nonexistent-dir/x");
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().code(), Errc::not_found);
+}
+
+}  // namespace
+}  // namespace retra::format

@@ -1,0 +1,46 @@
+// Helpers shared by the tests: temporary directories and reading whole segments.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "retra/database.hpp"
+
+namespace retra::test {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "retra-test-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& s) const { return path_ / s; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::vector<std::int8_t> read_segment(const Database& db, const std::string& name) {
+  auto seg = db.segment(name);
+  EXPECT_TRUE(seg) << (seg ? "" : seg.error().message());
+  if (!seg) return {};
+  std::vector<std::int8_t> v((*seg)->info().entries);
+  auto s = (*seg)->read_all({reinterpret_cast<std::uint8_t*>(v.data()), v.size()}, 2);
+  EXPECT_TRUE(s) << (s ? "" : s.error().message());
+  return v;
+}
+
+}  // namespace retra::test
