@@ -2,7 +2,12 @@
 // rules, and the position parser's errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 #include "retra/games/awari/board.hpp"
+#include "retra/games/awari/index.hpp"
 
 namespace retra::awari {
 namespace {
@@ -119,6 +124,47 @@ TEST(AwariRules, StonesArePreservedByQuietMoves) {
   int moves = for_each_legal_move(
       b, [&](int, const MoveResult& m) { EXPECT_EQ(m.child.stones() + m.captured, 48); });
   EXPECT_EQ(moves, 6);
+}
+
+// q is a child of p by a quiet move exactly when p is a quiet predecessor of q, counted with
+// multiplicity, over every position with at most 10 stones.
+TEST(AwariUnmoves, PredecessorsAreExactlyTheQuietParentsUpToTenStones) {
+  for (int n = 0; n <= 10; ++n) {
+    std::map<std::pair<std::uint64_t, std::uint64_t>, int> forward, backward;
+    Board b = unrank(n, 0);
+    do {
+      const std::uint64_t p = rank(b);
+      for_each_legal_move(b, [&](int, const MoveResult& m) {
+        if (m.kind == MoveKind::quiet) ++forward[{p, rank(m.child)}];
+      });
+      for_each_quiet_predecessor(b, [&](const Board& parent) {
+        ASSERT_EQ(parent.stones(), n);
+        ++backward[{rank(parent), p}];
+      });
+    } while (next(b));
+    ASSERT_EQ(forward, backward) << "n=" << n;
+  }
+}
+
+TEST(AwariUnmoves, HandCheckedPredecessors) {
+  // q = child of 12 stones sown from pit 0 (see TwelveStonesSkipTheOrigin); its predecessors
+  // include that parent.
+  const Board parent = B({12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  const Board q = make_move(parent, 0).child;
+  std::vector<Board> preds;
+  for_each_quiet_predecessor(q, [&](const Board& p) { preds.push_back(p); });
+  EXPECT_NE(std::find(preds.begin(), preds.end(), parent), preds.end());
+  // A q whose mover has no stones has no predecessor: every move must feed.
+  int count = 0;
+  for_each_quiet_predecessor(B({0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0}),
+                             [&](const Board&) { ++count; });
+  EXPECT_EQ(count, 0);
+  // A q that can only have arisen by a capture-free sowing of 1 stone from pit 5.
+  preds.clear();
+  for_each_quiet_predecessor(B({1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}),
+                             [&](const Board& p) { preds.push_back(p); });
+  ASSERT_EQ(preds.size(), 1u);
+  EXPECT_EQ(preds[0], B({0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}));
 }
 
 TEST(AwariParse, AcceptsCommasAndSpaces) {

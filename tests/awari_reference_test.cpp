@@ -177,14 +177,14 @@ TEST_F(AwariReference, MatchesTheSpecHistograms) {
   }
 }
 
-TEST_F(AwariReference, ForwardKernelEqualsReferenceOnEveryPositionUpToTenStones) {
+void expect_equal_to_reference(Kernel kernel, const std::vector<Level>& levels) {
   test::TempDir dir;
   BuildOptions opt;
   opt.first = 0;
   opt.last = 10;
   opt.db = dir.path();
   opt.threads = 2;
-  opt.kernel = Kernel::forward;
+  opt.kernel = kernel;
   opt.block_entries = 4096;  // many blocks, so chunk boundaries are exercised
   auto built = build(opt);
   ASSERT_TRUE(built) << built.error().message();
@@ -192,7 +192,7 @@ TEST_F(AwariReference, ForwardKernelEqualsReferenceOnEveryPositionUpToTenStones)
   ASSERT_TRUE(db);
   for (int n = 0; n <= 10; ++n) {
     const auto values = test::read_segment(**db, segment_name(n));
-    const Level& lv = (*levels_)[n];
+    const Level& lv = levels[n];
     ASSERT_EQ(values.size(), lv.pos.size());
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < lv.pos.size(); ++i) {
@@ -204,6 +204,14 @@ TEST_F(AwariReference, ForwardKernelEqualsReferenceOnEveryPositionUpToTenStones)
     }
     EXPECT_EQ(wrong, 0u) << "n=" << n;
   }
+}
+
+TEST_F(AwariReference, ForwardKernelEqualsReferenceOnEveryPositionUpToTenStones) {
+  expect_equal_to_reference(Kernel::forward, *levels_);
+}
+
+TEST_F(AwariReference, BackwardKernelEqualsReferenceOnEveryPositionUpToTenStones) {
+  expect_equal_to_reference(Kernel::backward, *levels_);
 }
 
 }  // namespace

@@ -20,16 +20,30 @@
 // OPTIONAL
 //   for_each_quiet_child(s, p, f)  f(child_index) for the non-converting moves only, cheaper than
 //                                  for_each_move when the kernel needs only those.
+//   for_each_unmove(s, q, f)       f(parent_index) for every (parent, move) pair inside segment s
+//                                  whose non-converting move leads to q: the predecessors. Needed
+//                                  by the backward kernel. Contract: over all q of the segment,
+//                                  each parent is reported exactly as often as it has
+//                                  non-converting legal moves (tests/awari_board_test.cpp checks
+//                                  this for Awari).
+//   terminal_value(s, p)           std::optional<int>: a value fixed by the rules without looking
+//                                  at moves (xiangqi: the mover can capture the king, value 1).
+//   score_bound(s)                 score games: the largest |value| in segment s (Awari: stones).
+//   dependencies(s)                the segments converting moves of s lead to (build planner).
 #pragma once
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace retra {
 
 enum class ValueKind {
-  score,  // a number -n..n from the mover's view; endless play is worth 0 (Awari)
+  score,  // int8: a number -n..n from the mover's view; endless play is worth 0 (Awari)
+  dtm,    // uint8, Fang's Table 1: 0 draw, odd n: mover wins in n plies, even n: loses in n plies,
+          // 1 = the mover can capture the king now, 255 reserved
+  wdl,    // uint8: 0 draw, 1 win, 2 loss for the mover
 };
 
 // A move as the kernels see it: where the child lives and what the move itself earns.
@@ -70,6 +84,18 @@ template <class G>
 concept HasQuietChildren = Game<G> &&
     requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
   g.for_each_quiet_child(s, cp, archetype::IndexSink{});
+};
+
+template <class G>
+concept HasUnmoves = Game<G> &&
+    requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
+  g.for_each_unmove(s, cp, archetype::IndexSink{});
+};
+
+template <class G>
+concept HasTerminalValue = Game<G> &&
+    requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
+  { g.terminal_value(s, cp) } -> std::convertible_to<std::optional<int>>;
 };
 
 }  // namespace retra

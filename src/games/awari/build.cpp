@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "backward.hpp"
 #include "forward_iteration.hpp"
 #include "retra/games/awari/database.hpp"
 #include "retra/games/awari/game.hpp"
@@ -31,6 +32,8 @@ std::string_view kernel_name(Kernel k) {
   switch (k) {
     case Kernel::forward:
       return "forward";
+    case Kernel::backward:
+      return "backward";
   }
   return "?";
 }
@@ -152,17 +155,31 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
     r.positions = size;
     r.kernel = std::string(kernel_name(opt.kernel));
     const auto tk = Clock::now();
+    auto lower = [&](int stones, std::uint64_t index) { return finished.data(stones)[index]; };
     {
-      auto exits = LargeArray<std::int8_t>::allocate(size);
-      if (!exits) return std::move(exits).error();
-      kernels::ForwardOptions fo;
-      fo.threads = opt.threads;
-      fo.chunk = opt.block_entries;
-      fo.progress = opt.progress;
-      fo.label = fmt::format("{} stones", n);
-      auto lower = [&](int stones, std::uint64_t index) { return finished.data(stones)[index]; };
-      const auto st = kernels::forward_iteration(game, n, values->span(), exits->span(), lower, fo);
-      r.iterations = st.iterations;
+      // Scratch: forward's capture values or backward's counters, one byte per position.
+      auto scratch = LargeArray<std::uint8_t>::allocate(size);
+      if (!scratch) return std::move(scratch).error();
+      if (opt.kernel == Kernel::forward) {
+        kernels::ForwardOptions fo;
+        fo.threads = opt.threads;
+        fo.chunk = opt.block_entries;
+        fo.progress = opt.progress;
+        fo.label = fmt::format("{} stones", n);
+        std::span<std::int8_t> exits(reinterpret_cast<std::int8_t*>(scratch->data()), size);
+        const auto st = kernels::forward_iteration(game, n, values->span(), exits, lower, fo);
+        r.iterations = st.iterations;
+      } else {
+        kernels::BackwardOptions bo;
+        bo.threads = opt.threads;
+        bo.chunk = opt.block_entries;
+        bo.progress = opt.progress;
+        bo.label = fmt::format("{} stones", n);
+        std::span<std::uint8_t> vals(reinterpret_cast<std::uint8_t*>(values->data()), size);
+        auto st = kernels::backward(game, n, vals, scratch->span(), lower, bo);
+        if (!st) return std::move(st).error();
+        r.iterations = st->levels;
+      }
     }
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
 

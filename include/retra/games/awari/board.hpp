@@ -66,6 +66,7 @@ using V16 = std::uint8_t __attribute__((vector_size(16)));
 // i.e. becomes empty). last[i][s]: the pit receiving the last stone. Sowing is then one vector add.
 struct SowTables {
   std::uint8_t delta[kSidePits][kMaxStones + 1][16];
+  std::uint8_t sown[kSidePits][kMaxStones + 1][16];  // delta without the origin lane
   std::uint8_t last[kSidePits][kMaxStones + 1];
 };
 
@@ -79,6 +80,7 @@ constexpr SowTables make_sow_tables() {
         if (pos == i) pos = (pos + 1) % kPits;  // rule 1: the origin is skipped
         ++t.delta[i][s][pos];
       }
+      for (int j = 0; j < 16; ++j) t.sown[i][s][j] = t.delta[i][s][j];
       t.delta[i][s][i] = static_cast<std::uint8_t>(256 - s);
       t.last[i][s] = static_cast<std::uint8_t>(pos);
     }
@@ -152,6 +154,39 @@ inline int for_each_legal_move(const Board& b, F&& f) {
     }
   }
   return legal;
+}
+
+// Calls f(parent) for every (parent, move) pair in which `parent` plays a quiet (non-capturing)
+// legal move that leads to q; parent is seen from its own mover, q from the opponent. This undoes
+// rule 1 with all its exceptions: the origin is the only empty pit the sowing cannot refill (for
+// 12+ stones it is skipped), the last stone must not make a capture, and the move must leave q's
+// mover a stone (must-feed), so a q whose mover has no stone has no predecessor. Each pair is
+// reported once, so the number of calls over all q equals the number of quiet moves.
+template <class F>
+inline void for_each_quiet_predecessor(const Board& q, F&& f) {
+  // After the move, from the parent's view: B = flip(q). The parent moved from an empty pit i of
+  // its own side (B[i] == 0) with s stones: parent = B - sown[i][s], parent[i] = s.
+  const detail::V16 b = detail::flip(detail::load(q));
+  if (!detail::opponent_has_stones(b)) return;  // q's mover would have been starved
+  for (int i = 0; i < kSidePits; ++i) {
+    if (b[i] != 0) continue;
+    for (int s = 1; s <= kMaxStones; ++s) {
+      detail::V16 sown;
+      std::memcpy(&sown, detail::kSow.sown[i][s], 16);
+      // Every pit must hold at least the stones this sowing put there. The sown amounts only grow
+      // with s, so the first s that does not fit ends the search.
+      const auto short_of = sown > b;  // lanes of -1 where a pit holds too few stones
+      std::uint64_t w[2];
+      static_assert(sizeof short_of == sizeof w);
+      std::memcpy(w, &short_of, sizeof w);
+      if (w[0] | w[1]) break;
+      const int last = detail::kSow.last[i][s];
+      if (last >= kSidePits && (b[last] == 2 || b[last] == 3)) continue;  // would have captured
+      detail::V16 parent = b - sown;
+      parent[i] = static_cast<std::uint8_t>(s);
+      f(detail::store(parent));
+    }
+  }
 }
 
 // Value of a position without legal moves, from the mover's view: rule 4 (the mover has no stone)

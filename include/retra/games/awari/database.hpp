@@ -27,7 +27,7 @@ std::string segment_name(int stones);
 // Orders segment names numerically ("2" < "10").
 bool segment_order(const std::string& a, const std::string& b);
 
-enum class Kernel { forward };
+enum class Kernel { forward, backward };
 std::string_view kernel_name(Kernel k);
 
 struct BuildOptions {
@@ -36,7 +36,7 @@ struct BuildOptions {
   std::filesystem::path db;
   int threads = 1;
   bool force = false;  // rebuild segments in [first, last] that already exist
-  Kernel kernel = Kernel::forward;
+  Kernel kernel = Kernel::backward;
   int zstd_level = 3;
   std::uint32_t block_entries = format::kDefaultBlockEntries;
   Progress* progress = nullptr;
@@ -49,14 +49,19 @@ struct SegmentReport {
   std::uint64_t positions = 0;
   bool skipped = false;  // already built
   std::string kernel;
-  int iterations = 0;
+  int iterations = 0;  // forward: sweeps; backward: frontier levels over all thresholds
   double kernel_seconds = 0;
   double seconds = 0;  // kernel + loading dependencies + writing
   std::uint64_t file_bytes = 0;
   std::uint64_t raw_bytes = 0;
   double mean = 0;
+  double positions_per_second() const {
+    return kernel_seconds > 0 ? static_cast<double>(positions) / kernel_seconds : 0;
+  }
+  // Forward iteration's work rate (each sweep visits every position); 0 for the backward kernel,
+  // whose levels visit only the positions decided in them.
   double positions_iterations_per_second() const {
-    return kernel_seconds > 0 ? static_cast<double>(positions) * iterations / kernel_seconds : 0;
+    return kernel == "forward" ? positions_per_second() * iterations : 0;
   }
   double compression() const {
     return file_bytes ? static_cast<double>(raw_bytes) / static_cast<double>(file_bytes) : 0;

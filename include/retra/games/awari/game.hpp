@@ -29,6 +29,7 @@ struct Game {
   std::uint64_t rank(int, const Board& b) const noexcept { return awari::rank(b); }
   bool next(int, Board& b) const noexcept { return awari::next(b); }
   int no_move_value(int, const Board& b) const noexcept { return awari::no_move_value(b); }
+  int score_bound(int stones) const noexcept { return stones; }
 
   template <class F>
   int for_each_move(int stones, const Board& b, F&& f) const {
@@ -36,6 +37,12 @@ struct Game {
       f(Child<int>{stones - m.captured, awari::rank(m.child), m.captured,
                    m.kind == MoveKind::capture});
     });
+  }
+
+  // Predecessors by quiet moves (the optional unmove member of the concept).
+  template <class F>
+  void for_each_unmove(int, const Board& q, F&& f) const {
+    for_each_quiet_predecessor(q, [&](const Board& p) { f(awari::rank(p)); });
   }
 
   // The non-capturing legal moves only, without building MoveResult: sow, reject captures and
@@ -59,5 +66,6 @@ struct Game {
 
 static_assert(retra::Game<Game>);
 static_assert(retra::HasQuietChildren<Game>);
+static_assert(retra::HasUnmoves<Game>);
 
 }  // namespace retra::awari
