@@ -116,7 +116,8 @@ inline bool claim(std::uint8_t& st) {
 }
 
 // Concatenates per-thread vectors.
-inline void gather(std::vector<std::vector<std::uint64_t>>& parts, std::vector<std::uint64_t>& out) {
+inline void gather(std::vector<std::vector<std::uint64_t>>& parts,
+                   std::vector<std::uint64_t>& out) {
   std::size_t n = 0;
   for (const auto& p : parts) n += p.size();
   out.clear();
@@ -133,10 +134,10 @@ inline void gather(std::vector<std::vector<std::uint64_t>>& parts, std::vector<s
 // segment in the encoding of G::kValueKind. lower(segment, index) returns the value of a position
 // in a finished segment (converting moves).
 template <Game G, class Lower>
-  requires HasUnmoves<G>
-Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
-                               std::span<std::uint8_t> values, std::span<std::uint8_t> state,
-                               Lower&& lower, const BackwardOptions& opt) {
+requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
+                                                      std::span<std::uint8_t> values,
+                                                      std::span<std::uint8_t> state, Lower&& lower,
+                                                      const BackwardOptions& opt) {
   using Clock = std::chrono::steady_clock;
   using Pos = typename G::Position;
   constexpr ValueKind K = G::kValueKind;
@@ -151,7 +152,7 @@ Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
   auto t0 = Clock::now();
   progress_phase(opt.progress, opt.label + ": counting moves", size);
   std::array<std::uint64_t, 256> hist{};  // positions per initial values[] byte
-  int bad = 0;                             // 1: > 127 moves, 2: distance overflow
+  int bad = 0;                            // 1: > 127 moves, 2: distance overflow
 #pragma omp parallel num_threads(threads)
   {
     std::array<std::uint64_t, 256> local{};
@@ -180,12 +181,17 @@ Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
             if constexpr (K == ValueKind::score) {
               best = std::max(best, m.gain - cv);
             } else if constexpr (K == ValueKind::dtm) {
-              if (cv == 0) draw = true;
-              else if (cv & 1) floor = std::max(floor, cv + 1);
-              else win = std::min(win, cv + 1);
+              if (cv == 0)
+                draw = true;
+              else if (cv & 1)
+                floor = std::max(floor, cv + 1);
+              else
+                win = std::min(win, cv + 1);
             } else {
-              if (cv == 0) draw = true;
-              else if (cv == 2) win = 1;
+              if (cv == 0)
+                draw = true;
+              else if (cv == 2)
+                win = 1;
             }
           });
           if (legal == 0) {
@@ -215,10 +221,12 @@ Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
   }
   if (bad & 1)
     return Error(Errc::internal, fmt::format("{}: a position has more than {} moves inside its "
-                                             "segment", opt.label, int{bw::kCounter}));
+                                             "segment",
+                                             opt.label, int{bw::kCounter}));
   if (bad & 2)
     return Error(Errc::resource, fmt::format("{}: a distance exceeds 254 plies, which one byte "
-                                             "cannot hold", opt.label));
+                                             "cannot hold",
+                                             opt.label));
   st.init_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
   // ---- propagation --------------------------------------------------------------------------
@@ -238,7 +246,8 @@ Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
           const std::uint8_t s = state[i];
           if (s & bw::kDecided) continue;
           const std::uint8_t v = values[i];
-          if (R::win_seed(v, stage, level) || ((s & bw::kCounter) == 0 && R::loss_seed(v, stage, level))) {
+          if (R::win_seed(v, stage, level) ||
+              ((s & bw::kCounter) == 0 && R::loss_seed(v, stage, level))) {
             state[i] = static_cast<std::uint8_t>(s | bw::kDecided);
             out.push_back(i);
           }
@@ -331,7 +340,8 @@ Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
       if constexpr (K == ValueKind::dtm) {
         if (level >= 254)
           return Error(Errc::resource, fmt::format("{}: a distance exceeds 254 plies, which one "
-                                                   "byte cannot hold", opt.label));
+                                                   "byte cannot hold",
+                                                   opt.label));
       }
       st.decided += frontier.size();
       st.max_frontier = std::max<std::uint64_t>(st.max_frontier, frontier.size());

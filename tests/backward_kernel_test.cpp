@@ -64,9 +64,12 @@ Graph<K> random_graph(std::uint64_t seed, std::size_t n) {
   g.no_move.resize(n);
   g.terminal.resize(n);
   for (int j = 0; j < 40; ++j) {
-    if constexpr (K == ValueKind::score) g.exit_value.push_back(pick(-6, 6));
-    else if constexpr (K == ValueKind::dtm) g.exit_value.push_back(pick(0, 3) == 0 ? 0 : pick(1, 30));
-    else g.exit_value.push_back(pick(0, 2));
+    if constexpr (K == ValueKind::score)
+      g.exit_value.push_back(pick(-6, 6));
+    else if constexpr (K == ValueKind::dtm)
+      g.exit_value.push_back(pick(0, 3) == 0 ? 0 : pick(1, 30));
+    else
+      g.exit_value.push_back(pick(0, 2));
   }
   for (std::size_t i = 0; i < n; ++i) {
     const int q = pick(0, 3), e = pick(0, 3) == 0 ? pick(1, 2) : 0;
@@ -113,14 +116,18 @@ std::vector<int> naive_score(const Graph<ValueKind::score>& g) {
           win |= l[c] != 0;
           lose &= w[c] != 0;
         }
-        if (win) w[p] = 1;
-        else if (lose) l[p] = 1;
+        if (win)
+          w[p] = 1;
+        else if (lose)
+          l[p] = 1;
         changed |= win || lose;
       }
     }
     for (std::size_t p = 0; p < n; ++p) {
-      if (w[p]) value[p] = k;
-      else if (l[p]) value[p] = -k;
+      if (w[p])
+        value[p] = k;
+      else if (l[p])
+        value[p] = -k;
     }
   }
   return value;
@@ -176,8 +183,9 @@ std::vector<int> kernel(const Graph<K>& g, int threads) {
   kernels::BackwardOptions opt;
   opt.threads = threads;
   opt.chunk = 7;
-  auto st = kernels::backward(g, 0, std::span(values), std::span(state),
-                              [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+  auto st = kernels::backward(
+      g, 0, std::span(values), std::span(state),
+      [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
   EXPECT_TRUE(st) << (st ? "" : st.error().message());
   std::vector<int> out;
   for (auto v : values) out.push_back(K == ValueKind::score ? static_cast<std::int8_t>(v) : v);

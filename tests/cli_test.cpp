@@ -163,6 +163,12 @@ TEST_F(Cli, BadCommandLines) {
   expect_failure(retra({"build", "awari", "--stones", "1", "--db", db(), "--threads", "0"}), 2,
                  "--threads");
   expect_failure(retra({"verify"}), 2, "--db is required");
+  expect_failure(retra({"build", "awari", "--stones", "0-30", "--db",
+                        (dir_->path() / "big").string(), "--memory", "64M"}),
+                 6, "more than the memory limit");
+  EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
+  expect_failure(retra({"build", "awari", "--stones", "0-3", "--db", db(), "--memory", "lots"}), 2,
+                 "--memory 'lots'");
   expect_failure(retra({"frobnicate"}), 2, "retra --help");
   expect_failure(retra({}), 2, "subcommand");
   EXPECT_EQ(retra({"--help"}).exit, 0);

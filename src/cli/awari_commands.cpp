@@ -80,6 +80,8 @@ struct BuildArgs {
   int zstd_level = 3;
   std::uint32_t block_size = format::kDefaultBlockEntries;
   bool force = false;
+  std::string memory = "80%";
+  bool low_memory = false;
 };
 
 int run_build(const Common& c, const BuildArgs& a) {
@@ -94,16 +96,27 @@ int run_build(const Common& c, const BuildArgs& a) {
   bo.kernel = a.kernel == "forward" ? awari::Kernel::forward : awari::Kernel::backward;
   bo.zstd_level = a.zstd_level;
   bo.block_entries = a.block_size;
+  auto limit = parse_memory_size(a.memory);
+  if (!limit) return report_error(c, limit.error());
+  bo.memory_limit = *limit;
+  bo.low_memory = a.low_memory;
   Progress progress;
   ProgressBar bar(progress, c.progress && !c.json);
   bo.progress = &progress;
+  nlohmann::json plan_json;
+  bo.on_plan = [&](const MemoryPlan& p) {
+    plan_json = {
+        {"peak_bytes", p.peak_bytes}, {"peak_segment", p.peak_segment}, {"limit_bytes", p.limit}};
+    if (c.json) return;
+    bar.println(p.summary());
+    bar.println(fmt::format("{:>6} {:>15} {:>10} {:>9} {:>10} {:>11} {:>11} {:>6} {:>7}  {}",
+                            "stones", "positions", "iterations", "seconds", "pos/s", "pos*iter/s",
+                            "on disk", "ratio", "mean", "kernel"));
+  };
   if (!c.json) {
     bar.println(fmt::format("building awari {}..{} stones into {} with {} thread{} (kernel {})",
                             bo.first, bo.last, bo.db.string(), bo.threads,
                             bo.threads == 1 ? "" : "s", a.kernel));
-    bar.println(fmt::format("{:>6} {:>15} {:>10} {:>9} {:>10} {:>11} {:>11} {:>6} {:>7}  {}",
-                            "stones", "positions", "iterations", "seconds", "pos/s", "pos*iter/s",
-                            "on disk", "ratio", "mean", "kernel"));
     bo.on_segment = [&](const awari::SegmentReport& r) { bar.println(report_row(r)); };
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -122,6 +135,7 @@ int run_build(const Common& c, const BuildArgs& a) {
                 {"game", "awari"},
                 {"db", c.db.string()},
                 {"threads", bo.threads},
+                {"memory_plan", plan_json},
                 {"segments", segs},
                 {"positions", positions},
                 {"file_bytes", bytes},
@@ -152,6 +166,11 @@ void add_build(CLI::App& build, Common& c, int& exit) {
   sub->add_option("--block-size", a->block_size, "Entries per compressed block")
       ->check(CLI::Range(256, 1 << 26));
   sub->add_flag("--force", a->force, "Rebuild segments in the range that already exist");
+  sub->add_option("--memory", a->memory,
+                  "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "
+                  "cannot fit is refused before it starts");
+  sub->add_flag("--low-memory", a->low_memory,
+                "Read capture targets block-wise from disk instead of loading them (slower)");
   sub->add_flag("--json", c.json, "Print the report as JSON");
   sub->add_flag("!--no-progress", c.progress, "No progress bar");
   sub->callback([&c, &exit, a] { exit = run_build(c, *a); });

@@ -182,8 +182,10 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(const fs::path& path,
   r->info_.entry_bytes = h.entry_bytes;
   r->info_.block_entries = h.block_entries;
   r->header_checksum_ = h.header_checksum;
-  r->cache_ = std::make_unique<Cache>();
-  r->cache_->capacity = std::max<std::size_t>(1, cache_blocks);
+  r->cache_ = std::make_unique<Cache[]>(kCacheShards);
+  for (std::size_t i = 0; i < kCacheShards; ++i)
+    r->cache_[i].capacity =
+        std::max<std::size_t>(1, (cache_blocks + kCacheShards - 1) / kCacheShards);
   return r;
 }
 
@@ -239,7 +241,7 @@ Result<std::uint8_t> SegmentReader::byte_at(std::uint64_t index) const {
                                                      index, info_.name, info_.entries));
   const std::uint64_t b = index / info_.block_entries;
   const std::uint64_t off = (index % info_.block_entries) * info_.entry_bytes;
-  Cache& c = *cache_;
+  Cache& c = cache_[b % kCacheShards];
   {
     std::lock_guard lock(c.mu);
     if (auto it = c.where.find(b); it != c.where.end()) {

@@ -101,8 +101,10 @@ Result<WriteReport> write_segment(const std::filesystem::path& path, const Segme
 // so a flipped byte is reported (Errc::corrupt, naming file and block) instead of read as a value.
 class SegmentReader {
  public:
+  // cache_blocks: decompressed blocks kept for byte_at(), spread over kCacheShards locks.
   static Result<std::unique_ptr<SegmentReader>> open(const std::filesystem::path& path,
                                                      std::size_t cache_blocks = 64);
+  static constexpr std::size_t kCacheShards = 16;
   ~SegmentReader();
 
   const SegmentInfo& info() const noexcept { return info_; }
@@ -127,9 +129,10 @@ class SegmentReader {
   std::uint64_t header_checksum_ = 0;
   std::vector<BlockEntry> table_;
 
-  // A small LRU of decompressed blocks for point probes.
+  // LRUs of decompressed blocks for point probes, sharded by block number so that threads
+  // probing different blocks rarely wait for each other.
   struct Cache;
-  std::unique_ptr<Cache> cache_;
+  std::unique_ptr<Cache[]> cache_;
 };
 
 }  // namespace retra::format

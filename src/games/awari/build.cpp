@@ -2,8 +2,11 @@
 // segments atomically and records them in the manifest. Thread safety: one build per directory
 // (enforced by a lock file); the kernel runs opt.threads threads.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -13,6 +16,7 @@
 #include "retra/games/awari/game.hpp"
 #include "retra/io/file.hpp"
 #include "retra/memory.hpp"
+#include "retra/memory_plan.hpp"
 #include "retra/version.hpp"
 
 namespace retra::awari {
@@ -75,12 +79,13 @@ Status check_options(const BuildOptions& opt) {
   return {};
 }
 
-// Values of finished segments, kept in memory while later segments can capture into them.
+// Values of finished segments that converting moves read: decompressed into memory, or probed
+// block-wise through the segment reader's cache when the memory plan says they do not fit.
 class Finished {
  public:
   explicit Finished(const Database& db, int threads) : db_(db), threads_(threads) {}
-  Status ensure(int stones) {
-    auto& a = by_stones_[stones];
+  Status load(int stones) {
+    auto& a = in_memory_[stones];
     if (a.size() == positions(stones)) return {};
     auto reader = db_.segment(segment_name(stones));
     if (!reader) return std::move(reader).error();
@@ -89,25 +94,97 @@ class Finished {
     RETRA_TRY(
         (*reader)->read_all({reinterpret_cast<std::uint8_t*>(arr->data()), arr->size()}, threads_));
     a = std::move(*arr);
+    memory_[stones] = a.data();
     return {};
   }
-  void keep(int stones, LargeArray<std::int8_t> values) { by_stones_[stones] = std::move(values); }
-  void drop_below(int stones) {
-    for (int m = 0; m < stones && m <= kMaxStones; ++m) by_stones_[m] = {};
+  Status open_block_wise(int stones) {
+    auto reader = db_.segment(segment_name(stones));
+    if (!reader) return std::move(reader).error();
+    readers_[stones] = *reader;
+    return {};
   }
-  const std::int8_t* data(int stones) const { return by_stones_[stones].data(); }
+  void keep(int stones, LargeArray<std::int8_t> values) {
+    in_memory_[stones] = std::move(values);
+    memory_[stones] = in_memory_[stones].data();
+  }
+  // Frees every in-memory segment outside [lo, hi].
+  void retain(int lo, int hi) {
+    for (int m = 0; m <= kMaxStones; ++m)
+      if (m < lo || m > hi) {
+        in_memory_[m] = {};
+        memory_[m] = nullptr;
+      }
+  }
+  // The hot path: one predictable branch when everything is in memory. A block that fails its
+  // checksum is recorded (the kernel cannot stop mid-loop) and reported after the kernel.
+  std::int8_t value(int stones, std::uint64_t index) const {
+    if (const std::int8_t* d = memory_[stones]) return d[index];
+    auto v = readers_[stones]->byte_at(index);
+    if (v) return static_cast<std::int8_t>(*v);
+    std::lock_guard lock(error_mu_);
+    if (!error_) error_ = v.error();
+    return 0;
+  }
+  Status take_error() {
+    std::lock_guard lock(error_mu_);
+    if (error_) {
+      Error e = *error_;
+      error_.reset();
+      return e;
+    }
+    return {};
+  }
 
  private:
   const Database& db_;
   int threads_;
-  std::array<LargeArray<std::int8_t>, kMaxStones + 1> by_stones_;
+  std::array<LargeArray<std::int8_t>, kMaxStones + 1> in_memory_;
+  std::array<const std::int8_t*, kMaxStones + 1> memory_{};
+  std::array<const format::SegmentReader*, kMaxStones + 1> readers_{};
+  mutable std::mutex error_mu_;
+  mutable std::optional<Error> error_;
 };
+
+// Bytes the kernel needs for a segment of `size` positions: the value array and one scratch byte
+// per position (forward: capture values; backward: counters), the backward kernel's frontiers
+// (measured at most 7.5% of the positions for 10..20 stones; planned at 10%, 8 bytes per entry,
+// current + next + per-thread parts), and the segment writer's compression buffers.
+std::uint64_t kernel_bytes(Kernel k, std::uint64_t size, int threads) {
+  const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
+  const std::uint64_t frontier = k == Kernel::backward ? size / 10 * 8 * 3 : 0;
+  return 2 * size + frontier + writer;
+}
 
 }  // namespace
 
 Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
   using Clock = std::chrono::steady_clock;
   RETRA_TRY(check_options(opt));
+
+  // Plan before touching the directory, so that a build that cannot fit changes nothing.
+  std::vector<bool> built(kMaxStones + 1, false);
+  {
+    std::error_code ec;
+    if (std::filesystem::exists(opt.db / format::kManifestName, ec))
+      if (auto existing = Database::open(opt.db))
+        for (const auto& rec : (*existing)->manifest().segments) {
+          int n = -1;
+          auto [p, e] = std::from_chars(rec.name.data(), rec.name.data() + rec.name.size(), n);
+          if (e == std::errc() && n >= 0 && n <= kMaxStones) built[n] = true;
+        }
+  }
+  auto must_build = [&](int n) { return !built[n] || (opt.force && n >= opt.first); };
+  std::vector<SegmentNeed> needs;
+  for (int n = 0; n <= opt.last; ++n) {
+    if (!must_build(n)) continue;
+    std::uint64_t deps = 0;  // segments kept while n is built: n-15 .. n-1
+    for (int m = std::max(0, n - kMaxCapture); m < n; ++m) deps += positions(m);
+    needs.push_back({segment_name(n), kernel_bytes(opt.kernel, positions(n), opt.threads), deps});
+  }
+  auto plan = plan_memory(needs, opt.memory_limit ? opt.memory_limit : default_memory_limit());
+  if (!plan) return std::move(plan).error();
+  if (opt.on_plan) opt.on_plan(*plan);
+
   // Validate (and create) the directory, lock it, then read the manifest again under the lock:
   // another build may have finished segments in between.
   auto db = Database::open_for_build(opt.db, identity());
@@ -120,6 +197,7 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
   const Game game;
   Finished finished(**db, opt.threads);
   std::vector<SegmentReport> reports;
+  std::size_t planned = 0;
   for (int n = 0; n <= opt.last; ++n) {
     const std::string name = segment_name(n);
     const bool in_range = n >= opt.first;
@@ -142,10 +220,23 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
       }
       continue;
     }
+    // Segments built by another process since planning are simply rebuilt here as planned;
+    // unplanned ones (never the case without a concurrent build) are planned like the first.
+    const bool in_memory =
+        !opt.low_memory &&
+        (planned < plan->segments.size() && plan->segments[planned].need.name == name
+             ? plan->segments[planned++].dependencies_in_memory
+             : true);
     const auto t0 = Clock::now();
     // Captures take 2..15 stones, so segments n-15..n-2 must be at hand.
-    finished.drop_below(n - kMaxCapture);
-    for (int m = std::max(0, n - kMaxCapture); m <= n - 2; ++m) RETRA_TRY(finished.ensure(m));
+    const int lo = std::max(0, n - kMaxCapture);
+    if (in_memory) {
+      finished.retain(lo, n - 1);
+      for (int m = lo; m <= n - 2; ++m) RETRA_TRY(finished.load(m));
+    } else {
+      finished.retain(1, 0);  // free everything: the targets are probed from disk
+      for (int m = lo; m <= n - 2; ++m) RETRA_TRY(finished.open_block_wise(m));
+    }
 
     const std::uint64_t size = positions(n);
     auto values = LargeArray<std::int8_t>::allocate(size);
@@ -155,7 +246,8 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
     r.positions = size;
     r.kernel = std::string(kernel_name(opt.kernel));
     const auto tk = Clock::now();
-    auto lower = [&](int stones, std::uint64_t index) { return finished.data(stones)[index]; };
+    auto lower = [&](int stones, std::uint64_t index) { return finished.value(stones, index); };
+    nlohmann::json kernel_stats;
     {
       // Scratch: forward's capture values or backward's counters, one byte per position.
       auto scratch = LargeArray<std::uint8_t>::allocate(size);
@@ -169,6 +261,9 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
         std::span<std::int8_t> exits(reinterpret_cast<std::int8_t*>(scratch->data()), size);
         const auto st = kernels::forward_iteration(game, n, values->span(), exits, lower, fo);
         r.iterations = st.iterations;
+        kernel_stats = {{"sweeps", st.iterations},
+                        {"capture_seconds", st.capture_seconds},
+                        {"iterate_seconds", st.iterate_seconds}};
       } else {
         kernels::BackwardOptions bo;
         bo.threads = opt.threads;
@@ -179,8 +274,16 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
         auto st = kernels::backward(game, n, vals, scratch->span(), lower, bo);
         if (!st) return std::move(st).error();
         r.iterations = st->levels;
+        kernel_stats = {{"stages", st->stages},
+                        {"levels", st->levels},
+                        {"decided", st->decided},
+                        {"max_frontier", st->max_frontier},
+                        {"predecessors", st->predecessors},
+                        {"init_seconds", st->init_seconds},
+                        {"propagate_seconds", st->propagate_seconds}};
       }
     }
+    RETRA_TRY(finished.take_error());
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
 
     nlohmann::json stats = segment_stats(values->span(), n);
@@ -213,15 +316,17 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
     rec.build = {{"kernel", r.kernel},
                  {"threads", opt.threads},
                  {"iterations", r.iterations},
+                 {"kernel_stats", kernel_stats},
                  {"kernel_seconds", r.kernel_seconds},
                  {"seconds", r.seconds},
+                 {"capture_targets", in_memory ? "memory" : "block-wise"},
                  {"block_entries", opt.block_entries},
                  {"zstd_level", opt.zstd_level},
                  {"tool_version", std::string(kVersion)},
                  {"finished", format::utc_now_iso8601()}};
     rec.stats = std::move(stats);
     RETRA_TRY((*db)->commit_segment(std::move(rec), &segment_order));
-    finished.keep(n, std::move(*values));
+    if (in_memory) finished.keep(n, std::move(*values));
     if (opt.on_segment) opt.on_segment(r);
     reports.push_back(r);
   }

@@ -18,6 +18,7 @@
 #include "retra/error.hpp"
 #include "retra/format/segment.hpp"
 #include "retra/games/awari/board.hpp"
+#include "retra/memory_plan.hpp"
 #include "retra/progress.hpp"
 
 namespace retra::awari {
@@ -39,7 +40,13 @@ struct BuildOptions {
   Kernel kernel = Kernel::backward;
   int zstd_level = 3;
   std::uint32_t block_entries = format::kDefaultBlockEntries;
+  // Memory the build may plan for (0: 80% of RAM). Checked before anything is written.
+  std::uint64_t memory_limit = 0;
+  // Probe capture targets block-wise from disk even when they would fit in memory (slower).
+  bool low_memory = false;
   Progress* progress = nullptr;
+  // Called once with the memory plan, before the first segment is built.
+  std::function<void(const MemoryPlan&)> on_plan;
   // Called after each segment is finished or found already built (from the calling thread).
   std::function<void(const struct SegmentReport&)> on_segment;
 };

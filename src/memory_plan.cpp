@@ -1,0 +1,101 @@
+// Memory planning for builds (see include/retra/memory_plan.hpp). Thread safety: pure functions.
+#include "retra/memory_plan.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "retra/memory.hpp"
+
+namespace retra {
+
+std::string format_bytes(std::uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+std::uint64_t default_memory_limit() { return physical_memory_bytes() / 5 * 4; }
+
+Result<std::uint64_t> parse_memory_size(const std::string& text) {
+  auto bad = [&] {
+    return Error(Errc::invalid_argument,
+                 fmt::format("--memory '{}': expected a size like 12G, 512M or 80%", text));
+  };
+  if (text.empty()) return bad();
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || v <= 0 || !std::isfinite(v)) return bad();
+  const std::string unit(p, end);
+  double bytes = 0;
+  if (unit == "%") {
+    if (v > 100) return bad();
+    bytes = static_cast<double>(physical_memory_bytes()) * v / 100;
+  } else if (unit.empty() || unit == "B") {
+    bytes = v;
+  } else {
+    const std::string u = unit.substr(0, 1);
+    const std::string rest = unit.substr(1);
+    if (!(rest.empty() || rest == "B" || rest == "iB")) return bad();
+    const double scale = u == "K" || u == "k" ? 0x1p10
+                         : u == "M" || u == "m" ? 0x1p20
+                         : u == "G" || u == "g" ? 0x1p30
+                         : u == "T" || u == "t" ? 0x1p40
+                                                : 0;
+    if (scale == 0) return bad();
+    bytes = v * scale;
+  }
+  if (bytes < 1 || bytes > 0x1p60) return bad();
+  return static_cast<std::uint64_t>(bytes);
+}
+
+Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit) {
+  MemoryPlan plan;
+  plan.limit = limit;
+  for (const auto& n : needs) {
+    SegmentPlan s{n, true};
+    if (s.bytes() > limit) s.dependencies_in_memory = false;
+    if (s.bytes() > limit)
+      return Error(Errc::resource,
+                   fmt::format("building segment {} needs {} for its own arrays (plus a {} block "
+                               "cache), more than the memory limit of {}; raise --memory (up to "
+                               "the machine's {}) or build a smaller range",
+                               n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
+                               format_bytes(limit),
+                               format_bytes(physical_memory_bytes())));
+    if (s.bytes() > plan.peak_bytes) {
+      plan.peak_bytes = s.bytes();
+      plan.peak_segment = n.name;
+    }
+    plan.segments.push_back(s);
+  }
+  return plan;
+}
+
+std::string MemoryPlan::summary() const {
+  if (segments.empty()) return "memory plan: nothing to build";
+  int on_disk = 0;
+  const SegmentPlan* peak = nullptr;
+  for (const auto& s : segments) {
+    if (!s.dependencies_in_memory) ++on_disk;
+    if (s.need.name == peak_segment) peak = &s;
+  }
+  std::string line = fmt::format(
+      "memory plan: peak {} at segment {} (kernel {}, capture targets {} {}), limit {}",
+      format_bytes(peak_bytes), peak_segment, format_bytes(peak->need.kernel_bytes),
+      format_bytes(peak->dependencies_in_memory ? peak->need.dependency_bytes
+                                                : peak->cache_bytes()),
+      peak->dependencies_in_memory ? "in memory" : "block cache", format_bytes(limit));
+  if (on_disk)
+    line += fmt::format("; {} segment(s) read their capture targets block-wise from disk", on_disk);
+  return line;
+}
+
+}  // namespace retra

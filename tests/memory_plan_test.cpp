@@ -1,0 +1,82 @@
+// The memory planner: sizes parse, dependencies move to disk when only the kernel fits, builds
+// that cannot fit are refused before anything is written, and a build that probes its capture
+// targets block-wise from disk produces the same bytes as one that loads them.
+#include <gtest/gtest.h>
+
+#include "retra/games/awari/database.hpp"
+#include "retra/memory.hpp"
+#include "retra/memory_plan.hpp"
+#include "test_util.hpp"
+
+namespace retra {
+namespace {
+
+TEST(MemoryPlan, ParsesSizes) {
+  EXPECT_EQ(*parse_memory_size("512M"), 512ull << 20);
+  EXPECT_EQ(*parse_memory_size("12G"), 12ull << 30);
+  EXPECT_EQ(*parse_memory_size("1.5GiB"), 3ull << 29);
+  EXPECT_EQ(*parse_memory_size("64K"), 64ull << 10);
+  EXPECT_EQ(*parse_memory_size("4096"), 4096u);
+  EXPECT_EQ(*parse_memory_size("50%"), physical_memory_bytes() / 2);
+  for (const char* bad : {"", "x", "-1G", "12Q", "150%", "0", "1GG"}) {
+    auto r = parse_memory_size(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code(), Errc::invalid_argument);
+  }
+}
+
+TEST(MemoryPlan, MovesDependenciesToDiskOrRefuses) {
+  const std::uint64_t G = 1ull << 30, M = 1ull << 20;
+  std::vector<SegmentNeed> needs = {{"a", 100 * M, 50 * M}, {"b", G, 4 * G}};
+  auto fits = plan_memory(needs, 8 * G);
+  ASSERT_TRUE(fits);
+  EXPECT_TRUE(fits->segments[0].dependencies_in_memory);
+  EXPECT_TRUE(fits->segments[1].dependencies_in_memory);
+  EXPECT_EQ(fits->peak_segment, "b");
+  EXPECT_EQ(fits->peak_bytes, 5 * G);
+  auto tight = plan_memory(needs, 2 * G);
+  ASSERT_TRUE(tight);
+  EXPECT_TRUE(tight->segments[0].dependencies_in_memory);
+  EXPECT_FALSE(tight->segments[1].dependencies_in_memory);
+  EXPECT_EQ(tight->peak_bytes, G + 64 * M);  // the block cache is capped at 64 MiB
+  EXPECT_NE(tight->summary().find("block-wise"), std::string::npos);
+  auto refused = plan_memory(needs, G / 2);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), Errc::resource);
+  EXPECT_NE(refused.error().message().find("segment b"), std::string::npos);
+}
+
+TEST(MemoryPlan, BuildThatCannotFitChangesNothing) {
+  test::TempDir dir;
+  awari::BuildOptions opt;
+  opt.last = 12;
+  opt.db = dir / "db";
+  opt.memory_limit = 1 << 20;
+  auto r = awari::build(opt);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), Errc::resource);
+  EXPECT_NE(r.error().message().find("raise --memory"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir / "db")) << "refused before it starts";
+}
+
+TEST(MemoryPlan, BlockWiseCaptureTargetsGiveTheSameDatabase) {
+  std::vector<std::vector<std::int8_t>> runs;
+  for (bool low : {false, true}) {
+    test::TempDir dir;
+    awari::BuildOptions opt;
+    opt.last = 11;
+    opt.db = dir.path();
+    opt.threads = 2;
+    opt.low_memory = low;
+    opt.block_entries = 1024;
+    auto r = awari::build(opt);
+    ASSERT_TRUE(r) << r.error().message();
+    auto db = Database::open(dir.path());
+    EXPECT_EQ((*db)->manifest().find("11")->build["capture_targets"], low ? "block-wise" : "memory");
+    runs.push_back(test::read_segment(**db, "11"));
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}
+
+}  // namespace
+}  // namespace retra
