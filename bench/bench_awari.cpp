@@ -39,6 +39,26 @@ void BM_Unrank(benchmark::State& st) {
 }
 BENCHMARK(BM_Unrank);
 
+void BM_UnrankBisect(benchmark::State& st) {
+  std::mt19937_64 rng(2);
+  std::vector<std::uint64_t> idx(4096);
+  for (auto& x : idx) x = rng() % positions(kStones);
+  std::size_t i = 0;
+  for (auto _ : st) benchmark::DoNotOptimize(unrank_bisect(kStones, idx[i++ & 4095]));
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+}
+BENCHMARK(BM_UnrankBisect);
+
+void BM_UnrankBranchless(benchmark::State& st) {
+  std::mt19937_64 rng(2);
+  std::vector<std::uint64_t> idx(4096);
+  for (auto& x : idx) x = rng() % positions(kStones);
+  std::size_t i = 0;
+  for (auto _ : st) benchmark::DoNotOptimize(unrank_branchless(kStones, idx[i++ & 4095]));
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+}
+BENCHMARK(BM_UnrankBranchless);
+
 void BM_NextInOrder(benchmark::State& st) {
   Board b = unrank(kStones, 0);
   for (auto _ : st) {

@@ -23,6 +23,7 @@
 
 #include "retra/game.hpp"
 #include "retra/progress.hpp"
+#include "retra/tuning.hpp"
 
 namespace retra::kernels {
 
@@ -33,6 +34,7 @@ struct ForwardOptions {
   std::uint64_t chunk = 1u << 16;  // positions per parallel task; equal to the block size
   Progress* progress = nullptr;
   std::string label;  // prefix of the progress phases, e.g. "16 stones"
+  Tuning tuning;      // prefetch=0: the straightforward sweep, one position at a time
 };
 
 struct ForwardStats {
@@ -58,7 +60,8 @@ std::uint64_t for_chunks(const G& g, const typename G::SegmentId& seg, std::uint
   const std::uint64_t chunk = std::max<std::uint64_t>(1, opt.chunk);
   const std::uint64_t chunks = (size + chunk - 1) / chunk;
   std::uint64_t total = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads)) reduction(+ : total)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads)) \
+    reduction(+ : total) if (chunks > 1)
   for (std::uint64_t c = 0; c < chunks; ++c) {
     const std::uint64_t begin = c * chunk, end = std::min(size, begin + chunk);
     typename G::Position p = g.unrank(seg, begin);
@@ -109,10 +112,33 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
   constexpr std::uint64_t kBatch = 32;
   const std::uint64_t chunk = std::max<std::uint64_t>(1, opt.chunk);
   const std::uint64_t chunks = (size + chunk - 1) / chunk;
+  auto relax_one = [&](const typename G::Position& p, std::uint64_t i) {
+    int v = exits[i];
+    auto relax = [&](std::uint64_t child) {
+      v = std::max(v, -static_cast<int>(detail::load(values[child])));
+    };
+    if constexpr (HasQuietChildren<G>) {
+      g.for_each_quiet_child(seg, p, relax);
+    } else {
+      g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
+        if (!m.converts) relax(m.index);
+      });
+    }
+    if (v == detail::load(values[i])) return std::uint64_t{0};
+    detail::store(values[i], static_cast<std::int8_t>(v));
+    return std::uint64_t{1};
+  };
   while (true) {
     progress_phase(opt.progress, opt.label + ": sweep " + std::to_string(st.iterations + 1), size);
     std::uint64_t changed = 0;
-#pragma omp parallel num_threads(std::max(1, opt.threads)) reduction(+ : changed)
+    if (!opt.tuning.prefetch) {
+      changed = detail::for_chunks(g, seg, size, opt, relax_one);
+      ++st.iterations;
+      st.changed.push_back(changed);
+      if (changed == 0) break;
+      continue;
+    }
+#pragma omp parallel num_threads(std::max(1, opt.threads)) reduction(+ : changed) if (chunks > 1)
     {
       std::vector<std::uint64_t> kids;
       kids.reserve(kBatch * 8);

@@ -44,7 +44,7 @@ Result<std::uint64_t> parse_memory_size(const std::string& text) {
     const std::string u = unit.substr(0, 1);
     const std::string rest = unit.substr(1);
     if (!(rest.empty() || rest == "B" || rest == "iB")) return bad();
-    const double scale = u == "K" || u == "k" ? 0x1p10
+    const double scale = u == "K" || u == "k"   ? 0x1p10
                          : u == "M" || u == "m" ? 0x1p20
                          : u == "G" || u == "g" ? 0x1p30
                          : u == "T" || u == "t" ? 0x1p40
@@ -68,8 +68,7 @@ Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint6
                                "cache), more than the memory limit of {}; raise --memory (up to "
                                "the machine's {}) or build a smaller range",
                                n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
-                               format_bytes(limit),
-                               format_bytes(physical_memory_bytes())));
+                               format_bytes(limit), format_bytes(physical_memory_bytes())));
     if (s.bytes() > plan.peak_bytes) {
       plan.peak_bytes = s.bytes();
       plan.peak_segment = n.name;
@@ -87,12 +86,12 @@ std::string MemoryPlan::summary() const {
     if (!s.dependencies_in_memory) ++on_disk;
     if (s.need.name == peak_segment) peak = &s;
   }
-  std::string line = fmt::format(
-      "memory plan: peak {} at segment {} (kernel {}, capture targets {} {}), limit {}",
-      format_bytes(peak_bytes), peak_segment, format_bytes(peak->need.kernel_bytes),
-      format_bytes(peak->dependencies_in_memory ? peak->need.dependency_bytes
-                                                : peak->cache_bytes()),
-      peak->dependencies_in_memory ? "in memory" : "block cache", format_bytes(limit));
+  std::string line =
+      fmt::format("memory plan: peak {} at segment {} (kernel {}, capture targets {} {}), limit {}",
+                  format_bytes(peak_bytes), peak_segment, format_bytes(peak->need.kernel_bytes),
+                  format_bytes(peak->dependencies_in_memory ? peak->need.dependency_bytes
+                                                            : peak->cache_bytes()),
+                  peak->dependencies_in_memory ? "in memory" : "block cache", format_bytes(limit));
   if (on_disk)
     line += fmt::format("; {} segment(s) read their capture targets block-wise from disk", on_disk);
   return line;

@@ -29,6 +29,8 @@ TEST(AwariIndex, ExhaustiveRoundTripAndOrderUpToTenStones) {
       ASSERT_EQ(b.stones(), n);
       ASSERT_EQ(rank(b), i) << format_board(b);
       ASSERT_EQ(unrank(n, i), b) << i;
+      ASSERT_EQ(unrank_bisect(n, i), b) << i;
+      ASSERT_EQ(unrank_branchless(n, i), b) << i;
       const bool more = next(b);
       ASSERT_EQ(more, i + 1 < count) << "n=" << n << " i=" << i;
     }

@@ -49,7 +49,7 @@ struct Graph {
   }
   template <class F>
   void for_each_unmove(int, const Position& q, F&& f) const {
-    for (auto p : preds[q]) f(p);
+    for (auto p : preds[q]) f(p, p);
   }
 };
 
@@ -177,18 +177,22 @@ std::vector<int> naive_dtm(const Graph<K>& g) {
   return value;
 }
 
+// Threads 1..3 use the default (vector scans, prefetch); 4 and 5 switch both off. Chunks are
+// tiny so that even these small graphs are split between threads.
 template <ValueKind K>
 std::vector<int> kernel(const Graph<K>& g, int threads) {
   std::vector<std::uint8_t> values(g.quiet.size()), state(g.quiet.size());
   kernels::BackwardOptions opt;
-  opt.threads = threads;
-  opt.chunk = 7;
+  opt.threads = threads > 3 ? threads - 3 : threads;
+  opt.tuning.simd_scan = opt.tuning.prefetch = threads <= 3;
+  opt.chunk = threads > 3 ? 7 : 16;
   auto st = kernels::backward(
       g, 0, std::span(values), std::span(state),
       [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
   EXPECT_TRUE(st) << (st ? "" : st.error().message());
   std::vector<int> out;
-  for (auto v : values) out.push_back(K == ValueKind::score ? static_cast<std::int8_t>(v) : v);
+  for (std::size_t i = 0; i < g.quiet.size(); ++i)
+    out.push_back(K == ValueKind::score ? static_cast<std::int8_t>(values[i]) : values[i]);
   return out;
 }
 
@@ -196,7 +200,7 @@ TEST(BackwardKernel, ScoreGamesMatchTheDefinition) {
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     const auto g = random_graph<ValueKind::score>(seed, 40 + seed * 5);
     const auto want = naive_score(g);
-    for (int threads : {1, 2, 3}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
+    for (int threads : {1, 2, 3, 4, 5}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
   }
 }
 
@@ -204,7 +208,7 @@ TEST(BackwardKernel, DistanceToMateMatchesTheDefinition) {
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     const auto g = random_graph<ValueKind::dtm>(seed, 40 + seed * 5);
     const auto want = naive_dtm(g);
-    for (int threads : {1, 2, 3}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
+    for (int threads : {1, 2, 3, 4, 5}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
   }
 }
 
@@ -212,7 +216,7 @@ TEST(BackwardKernel, WinDrawLossMatchesTheDefinition) {
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     const auto g = random_graph<ValueKind::wdl>(seed, 40 + seed * 5);
     const auto want = naive_dtm(g);
-    for (int threads : {1, 2, 3}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
+    for (int threads : {1, 2, 3, 4, 5}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
   }
 }
 

@@ -72,7 +72,8 @@ TEST(MemoryPlan, BlockWiseCaptureTargetsGiveTheSameDatabase) {
     auto r = awari::build(opt);
     ASSERT_TRUE(r) << r.error().message();
     auto db = Database::open(dir.path());
-    EXPECT_EQ((*db)->manifest().find("11")->build["capture_targets"], low ? "block-wise" : "memory");
+    EXPECT_EQ((*db)->manifest().find("11")->build["capture_targets"],
+              low ? "block-wise" : "memory");
     runs.push_back(test::read_segment(**db, "11"));
   }
   EXPECT_EQ(runs[0], runs[1]);

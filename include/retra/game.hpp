@@ -20,7 +20,8 @@
 // OPTIONAL
 //   for_each_quiet_child(s, p, f)  f(child_index) for the non-converting moves only, cheaper than
 //                                  for_each_move when the kernel needs only those.
-//   for_each_unmove(s, q, f)       f(parent_index) for every (parent, move) pair inside segment s
+//   for_each_unmove(s, q, f)       f(parent_index, parent) for every (parent, move) pair inside
+//   segment s
 //                                  whose non-converting move leads to q: the predecessors. Needed
 //                                  by the backward kernel. Contract: over all q of the segment,
 //                                  each parent is reported exactly as often as it has
@@ -30,6 +31,9 @@
 //                                  at moves (xiangqi: the mover can capture the king, value 1).
 //   score_bound(s)                 score games: the largest |value| in segment s (Awari: stones).
 //   dependencies(s)                the segments converting moves of s lead to (build planner).
+//   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
+//   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
+//                                  frontiers and never has to unrank (Awari: 12 pits x 5 bits).
 #pragma once
 
 #include <concepts>
@@ -63,6 +67,10 @@ struct ChildSink {
 struct IndexSink {
   void operator()(std::uint64_t) const {}
 };
+template <class Position>
+struct UnmoveSink {
+  void operator()(std::uint64_t, const Position&) const {}
+};
 }  // namespace archetype
 
 template <class G>
@@ -89,7 +97,15 @@ concept HasQuietChildren = Game<G> &&
 template <class G>
 concept HasUnmoves = Game<G> &&
     requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
-  g.for_each_unmove(s, cp, archetype::IndexSink{});
+  g.for_each_unmove(s, cp, archetype::UnmoveSink<typename G::Position>{});
+};
+
+template <class G>
+concept HasPacking = Game<G> && requires(const G& g, const typename G::Position& cp,
+                                         const typename G::SegmentId& s, std::uint64_t bits) {
+  { g.packable(s) } -> std::same_as<bool>;
+  { g.pack(s, cp) } -> std::same_as<std::uint64_t>;
+  { g.unpack(s, bits) } -> std::same_as<typename G::Position>;
 };
 
 template <class G>

@@ -33,18 +33,36 @@ class LargeArray {
     return a;
   }
   LargeArray(LargeArray&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        mapped_(std::exchange(o.mapped_, 0)) {}
   LargeArray& operator=(LargeArray&& o) noexcept {
     if (this != &o) {
       release();
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
+      mapped_ = std::exchange(o.mapped_, 0);
     }
     return *this;
   }
   LargeArray(const LargeArray&) = delete;
   LargeArray& operator=(const LargeArray&) = delete;
   ~LargeArray() { release(); }
+
+  // Keeps the first n elements and returns the rest of the mapping to the system.
+  void shrink(std::size_t n) noexcept {
+    if (n >= size_) return;
+    if (n == 0) {
+      release();
+      return;
+    }
+    const std::size_t page = 4096;
+    const std::size_t keep = (n * sizeof(T) + page - 1) / page * page;
+    const std::size_t total = (size_ * sizeof(T) + page - 1) / page * page;
+    if (keep < total) detail::unmap(reinterpret_cast<char*>(data_) + keep, total - keep);
+    size_ = n;
+    mapped_ = keep;
+  }
 
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
@@ -56,12 +74,14 @@ class LargeArray {
 
  private:
   void release() noexcept {
-    if (data_) detail::unmap(data_, size_ * sizeof(T));
+    if (data_) detail::unmap(data_, mapped_ ? mapped_ : size_ * sizeof(T));
     data_ = nullptr;
     size_ = 0;
+    mapped_ = 0;
   }
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t mapped_ = 0;  // bytes mapped after shrink(); 0 = size_ * sizeof(T)
 };
 
 // Physical RAM in bytes (sysconf), and the peak resident set size of this process (getrusage).

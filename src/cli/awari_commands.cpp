@@ -82,6 +82,7 @@ struct BuildArgs {
   bool force = false;
   std::string memory = "80%";
   bool low_memory = false;
+  std::string tune;
 };
 
 int run_build(const Common& c, const BuildArgs& a) {
@@ -100,6 +101,11 @@ int run_build(const Common& c, const BuildArgs& a) {
   if (!limit) return report_error(c, limit.error());
   bo.memory_limit = *limit;
   bo.low_memory = a.low_memory;
+  if (!a.tune.empty()) {
+    auto t = Tuning::parse(a.tune);
+    if (!t) return report_error(c, t.error());
+    bo.tuning = *t;
+  }
   Progress progress;
   ProgressBar bar(progress, c.progress && !c.json);
   bo.progress = &progress;
@@ -169,6 +175,9 @@ void add_build(CLI::App& build, Common& c, int& exit) {
   sub->add_option("--memory", a->memory,
                   "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "
                   "cannot fit is refused before it starts");
+  sub->add_option("--tune", a->tune,
+                  "Switch kernel optimizations off for measurements: huge_pages=0, prefetch=0, "
+                  "simd_scan=0 (comma separated; docs/PERFORMANCE.md)");
   sub->add_flag("--low-memory", a->low_memory,
                 "Read capture targets block-wise from disk instead of loading them (slower)");
   sub->add_flag("--json", c.json, "Print the report as JSON");

@@ -82,9 +82,9 @@ std::string format_board(const Board& b) {
   return s;
 }
 
-Board unrank(int stones, std::uint64_t index) noexcept {
-  // Colex unranking: for k = 11 down to 1 take the largest prefix sum c_k <= c_{k+1} with
-  // C(c_k + k - 1, k) <= index; the table rows grow with c, so binary search.
+Board unrank_bisect(int stones, std::uint64_t index) noexcept {
+  // The same search as unrank(), by bisection: fewer probes, but unpredictable branches; kept for
+  // bench_awari's comparison (docs/PERFORMANCE.md).
   Board b;
   unsigned c_next = static_cast<unsigned>(stones);  // c_12 = n
   for (int k = kPits - 1; k >= 1; --k) {

@@ -125,6 +125,9 @@ class Finished {
     if (!error_) error_ = v.error();
     return 0;
   }
+  void prefetch(int stones, std::uint64_t index) const {
+    if (const std::int8_t* d = memory_[stones]) __builtin_prefetch(d + index);
+  }
   Status take_error() {
     std::lock_guard lock(error_mu_);
     if (error_) {
@@ -239,50 +242,61 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
     }
 
     const std::uint64_t size = positions(n);
-    auto values = LargeArray<std::int8_t>::allocate(size);
+    // Two bytes per position: the values, and forward's capture values or backward's counters.
+    auto values = LargeArray<std::int8_t>::allocate(size, opt.tuning.huge_pages);
     if (!values) return std::move(values).error();
     SegmentReport r;
     r.stones = n;
     r.positions = size;
     r.kernel = std::string(kernel_name(opt.kernel));
     const auto tk = Clock::now();
-    auto lower = [&](int stones, std::uint64_t index) { return finished.value(stones, index); };
-    nlohmann::json kernel_stats;
-    {
-      // Scratch: forward's capture values or backward's counters, one byte per position.
-      auto scratch = LargeArray<std::uint8_t>::allocate(size);
-      if (!scratch) return std::move(scratch).error();
-      if (opt.kernel == Kernel::forward) {
-        kernels::ForwardOptions fo;
-        fo.threads = opt.threads;
-        fo.chunk = opt.block_entries;
-        fo.progress = opt.progress;
-        fo.label = fmt::format("{} stones", n);
-        std::span<std::int8_t> exits(reinterpret_cast<std::int8_t*>(scratch->data()), size);
-        const auto st = kernels::forward_iteration(game, n, values->span(), exits, lower, fo);
-        r.iterations = st.iterations;
-        kernel_stats = {{"sweeps", st.iterations},
-                        {"capture_seconds", st.capture_seconds},
-                        {"iterate_seconds", st.iterate_seconds}};
-      } else {
-        kernels::BackwardOptions bo;
-        bo.threads = opt.threads;
-        bo.chunk = opt.block_entries;
-        bo.progress = opt.progress;
-        bo.label = fmt::format("{} stones", n);
-        std::span<std::uint8_t> vals(reinterpret_cast<std::uint8_t*>(values->data()), size);
-        auto st = kernels::backward(game, n, vals, scratch->span(), lower, bo);
-        if (!st) return std::move(st).error();
-        r.iterations = st->levels;
-        kernel_stats = {{"stages", st->stages},
-                        {"levels", st->levels},
-                        {"decided", st->decided},
-                        {"max_frontier", st->max_frontier},
-                        {"predecessors", st->predecessors},
-                        {"init_seconds", st->init_seconds},
-                        {"propagate_seconds", st->propagate_seconds}};
+    // The kernels call lower(segment, index) and, where they batch, lower.prefetch(...).
+    struct Lower {
+      const Finished& f;
+      std::int8_t operator()(int stones, std::uint64_t index) const {
+        return f.value(stones, index);
       }
+      void prefetch(int stones, std::uint64_t index) const { f.prefetch(stones, index); }
+    } lower{finished};
+    nlohmann::json kernel_stats;
+    auto scratch = LargeArray<std::int8_t>::allocate(size, opt.tuning.huge_pages);
+    if (!scratch) return std::move(scratch).error();
+    if (opt.kernel == Kernel::forward) {
+      kernels::ForwardOptions fo;
+      fo.threads = opt.threads;
+      fo.chunk = opt.block_entries;
+      fo.progress = opt.progress;
+      fo.label = fmt::format("{} stones", n);
+      fo.tuning = opt.tuning;
+      const auto st =
+          kernels::forward_iteration(game, n, values->span(), scratch->span(), lower, fo);
+      r.iterations = st.iterations;
+      kernel_stats = {{"sweeps", st.iterations},
+                      {"capture_seconds", st.capture_seconds},
+                      {"iterate_seconds", st.iterate_seconds}};
+    } else {
+      kernels::BackwardOptions bo;
+      bo.threads = opt.threads;
+      bo.chunk = opt.block_entries;
+      bo.progress = opt.progress;
+      bo.label = fmt::format("{} stones", n);
+      bo.tuning = opt.tuning;
+      auto bytes = [](LargeArray<std::int8_t>& a) {
+        return std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(a.data()), a.size());
+      };
+      auto st = kernels::backward(game, n, bytes(*values), bytes(*scratch), lower, bo);
+      if (!st) return std::move(st).error();
+      r.iterations = st->levels;
+      kernel_stats = {{"stages", st->stages},
+                      {"levels", st->levels},
+                      {"decided", st->decided},
+                      {"max_frontier", st->max_frontier},
+                      {"predecessors", st->predecessors},
+                      {"init_seconds", st->init_seconds},
+                      {"scan_seconds", st->scan_seconds},
+                      {"propagate_seconds", st->propagate_seconds}};
     }
+    *scratch = {};  // free the counters before writing
     RETRA_TRY(finished.take_error());
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
 
@@ -321,6 +335,7 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
                  {"seconds", r.seconds},
                  {"capture_targets", in_memory ? "memory" : "block-wise"},
                  {"block_entries", opt.block_entries},
+                 {"tuning", opt.tuning.to_string()},
                  {"zstd_level", opt.zstd_level},
                  {"tool_version", std::string(kVersion)},
                  {"finished", format::utc_now_iso8601()}};

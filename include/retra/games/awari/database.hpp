@@ -20,6 +20,7 @@
 #include "retra/games/awari/board.hpp"
 #include "retra/memory_plan.hpp"
 #include "retra/progress.hpp"
+#include "retra/tuning.hpp"
 
 namespace retra::awari {
 
@@ -44,6 +45,8 @@ struct BuildOptions {
   std::uint64_t memory_limit = 0;
   // Probe capture targets block-wise from disk even when they would fit in memory (slower).
   bool low_memory = false;
+  // Kernel optimizations, switchable for measurements (docs/PERFORMANCE.md).
+  Tuning tuning;
   Progress* progress = nullptr;
   // Called once with the memory plan, before the first segment is built.
   std::function<void(const MemoryPlan&)> on_plan;

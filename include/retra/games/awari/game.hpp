@@ -42,7 +42,35 @@ struct Game {
   // Predecessors by quiet moves (the optional unmove member of the concept).
   template <class F>
   void for_each_unmove(int, const Board& q, F&& f) const {
-    for_each_quiet_predecessor(q, [&](const Board& p) { f(awari::rank(p)); });
+    for_each_quiet_predecessor(q, [&](const Board& p) { f(awari::rank(p), p); });
+  }
+
+  // Up to 31 stones every pit fits in 5 bits: 12 pits in 60 bits.
+  bool packable(int stones) const noexcept { return stones <= 31; }
+  std::uint64_t pack(int, const Board& b) const noexcept {
+    std::uint64_t lo, hi;
+    std::memcpy(&lo, &b.pit[0], 8);
+    std::memcpy(&hi, &b.pit[8], 8);
+#ifdef __BMI2__
+    return __builtin_ia32_pext_di(lo, 0x1f1f1f1f1f1f1f1full) |
+           __builtin_ia32_pext_di(hi, 0x1f1f1f1full) << 40;
+#else
+    std::uint64_t r = 0;
+    for (int i = 0; i < kPits; ++i) r |= std::uint64_t{b.pit[i]} << (5 * i);
+    return r;
+#endif
+  }
+  Board unpack(int, std::uint64_t bits) const noexcept {
+    Board b;
+#ifdef __BMI2__
+    const std::uint64_t lo = __builtin_ia32_pdep_di(bits, 0x1f1f1f1f1f1f1f1full);
+    const std::uint64_t hi = __builtin_ia32_pdep_di(bits >> 40, 0x1f1f1f1full);
+    std::memcpy(&b.pit[0], &lo, 8);
+    std::memcpy(&b.pit[8], &hi, 8);
+#else
+    for (int i = 0; i < kPits; ++i) b.pit[i] = static_cast<std::uint8_t>((bits >> (5 * i)) & 31);
+#endif
+    return b;
   }
 
   // The non-capturing legal moves only, without building MoveResult: sow, reject captures and
@@ -67,5 +95,6 @@ struct Game {
 static_assert(retra::Game<Game>);
 static_assert(retra::HasQuietChildren<Game>);
 static_assert(retra::HasUnmoves<Game>);
+static_assert(retra::HasPacking<Game>);
 
 }  // namespace retra::awari

@@ -42,7 +42,44 @@ inline std::uint64_t rank(const Board& b) noexcept {
 }
 
 // Inverse of rank. Contract: index < positions(stones), 0 <= stones <= 48.
-Board unrank(int stones, std::uint64_t index) noexcept;
+// Colex unranking: for k = 11 down to 1 the prefix sum c_k is the largest c <= c_{k+1} with
+// C(c + k - 1, k) <= index. Scanning down from c_{k+1} costs pit[k] + 1 probes, n + 11 in all,
+// with predictable branches: about 5x faster than bisection here (bench_awari).
+inline Board unrank(int stones, std::uint64_t index) noexcept {
+  Board b;
+  unsigned c_next = static_cast<unsigned>(stones);  // c_12 = n
+  for (int k = kPits - 1; k >= 1; --k) {
+    const std::uint64_t* row = detail::kRank.t[k];
+    unsigned c = c_next;
+    while (row[c] > index) --c;  // row[0] == 0 ends the scan
+    index -= row[c];
+    b.pit[k] = static_cast<std::uint8_t>(c_next - c);
+    c_next = c;
+  }
+  b.pit[0] = static_cast<std::uint8_t>(c_next);
+  return b;
+}
+Board unrank_bisect(int stones, std::uint64_t index) noexcept;
+
+// Branch-free bisection (conditional moves instead of branches), for comparison in bench_awari.
+inline Board unrank_branchless(int stones, std::uint64_t index) noexcept {
+  Board b;
+  unsigned c_next = static_cast<unsigned>(stones);
+  for (int k = kPits - 1; k >= 1; --k) {
+    const std::uint64_t* row = detail::kRank.t[k];
+    unsigned lo = 0, len = c_next + 1;
+    while (len > 1) {
+      const unsigned half = len / 2;
+      lo = row[lo + half] <= index ? lo + half : lo;
+      len -= half;
+    }
+    index -= row[lo];
+    b.pit[k] = static_cast<std::uint8_t>(c_next - lo);
+    c_next = lo;
+  }
+  b.pit[0] = static_cast<std::uint8_t>(c_next);
+  return b;
+}
 
 // Advances b to the position with the next index; returns false (leaving b unchanged) if b is the
 // last position. In colex order the successor increments the smallest prefix sum c_j that can
