@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:?usage: bench/awari_build.sh N [retra build options]}"
 shift
-retra=build/release/retra
+retra="${RETRA:-build/release/retra}"
 [ -x "$retra" ] || scripts/build.sh release >/dev/null
 dir="$(mktemp -d "${TMPDIR:-/tmp}/retra-bench-XXXXXX")"
 trap 'rm -rf "$dir"' EXIT

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-20}"
 shift || true
-retra=build/release/retra
+retra="${RETRA:-build/release/retra}"
 [ -x "$retra" ] || scripts/build.sh release >/dev/null
 dir="$(mktemp -d "${TMPDIR:-/tmp}/retra-crosscheck-XXXXXX")"
 trap 'rm -rf "$dir"' EXIT

@@ -3,6 +3,7 @@ option(RETRA_WERROR "Treat compiler warnings as errors" ON)
 option(RETRA_BUILD_TESTS "Build the GoogleTest suite" ON)
 option(RETRA_BUILD_BENCHMARKS "Build the Google Benchmark micro benchmarks" ON)
 option(RETRA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(RETRA_STATIC "Link the retra executable fully statically (for machines without the -dev packages)" OFF)
 set(RETRA_ARCH "native" CACHE STRING "Value for -march (empty: compiler default)")
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)

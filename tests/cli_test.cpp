@@ -83,6 +83,17 @@ TEST_F(Cli, BuildReportsEveryStoneCount) {
   EXPECT_NE(h.out.find("pos*iter/s"), std::string::npos);
 }
 
+TEST_F(Cli, BothKernelsCanBeChosen) {
+  for (const char* k : {"forward", "backward"}) {
+    const Outcome r = retra(
+        {"build", "awari", "--stones", "5", "--force", "--kernel", k, "--db", db(), "--json"});
+    ASSERT_EQ(r.exit, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["segments"][0]["kernel"], k);
+  }
+  expect_failure(retra({"build", "awari", "--stones", "5", "--kernel", "sideways", "--db", db()}),
+                 2, "--kernel");
+}
+
 TEST_F(Cli, ProbeHumanAndJson) {
   const Outcome r = retra({"probe", "--db", db(), "0,0,0,0,0,1,0,1,0,0,0,0"});
   ASSERT_EQ(r.exit, 0) << r.err;

@@ -10,9 +10,9 @@
 namespace retra {
 
 struct Tuning {
-  bool huge_pages = true;  // madvise(MADV_HUGEPAGE) on the per-position arrays
-  bool prefetch = true;    // batched child/predecessor lookups with software prefetch
-  bool simd_scan = true;   // seed scans compare 32 positions per instruction
+  bool huge_pages = true;     // madvise(MADV_HUGEPAGE) on the per-position arrays
+  bool prefetch = true;       // batched child/predecessor lookups with software prefetch
+  bool simd_scan = true;      // seed scans compare 32 positions per instruction
   bool pack_frontier = true;  // frontiers hold packed positions (no unranking) where possible
 
   // "prefetch=0,huge_pages=1": the names above, 0 or 1, comma separated.
@@ -34,21 +34,26 @@ inline Result<Tuning> Tuning::parse(const std::string& text) {
       return Error(Errc::invalid_argument,
                    "--tune '" + text + "': expected name=0 or name=1, e.g. prefetch=0");
     const bool on = val == "1";
-    if (key == "huge_pages") t.huge_pages = on;
-    else if (key == "prefetch") t.prefetch = on;
-    else if (key == "simd_scan") t.simd_scan = on;
-    else if (key == "pack_frontier") t.pack_frontier = on;
+    if (key == "huge_pages")
+      t.huge_pages = on;
+    else if (key == "prefetch")
+      t.prefetch = on;
+    else if (key == "simd_scan")
+      t.simd_scan = on;
+    else if (key == "pack_frontier")
+      t.pack_frontier = on;
     else
-      return Error(Errc::invalid_argument, "--tune: unknown switch '" + key +
-                                               "' (known: huge_pages, prefetch, simd_scan, pack_frontier)");
+      return Error(Errc::invalid_argument,
+                   "--tune: unknown switch '" + key +
+                       "' (known: huge_pages, prefetch, simd_scan, pack_frontier)");
     i = j + 1;
   }
   return t;
 }
 
 inline std::string Tuning::to_string() const {
-  return std::string("huge_pages=") + (huge_pages ? "1" : "0") + ",prefetch=" +
-         (prefetch ? "1" : "0") + ",simd_scan=" + (simd_scan ? "1" : "0") +
+  return std::string("huge_pages=") + (huge_pages ? "1" : "0") +
+         ",prefetch=" + (prefetch ? "1" : "0") + ",simd_scan=" + (simd_scan ? "1" : "0") +
          ",pack_frontier=" + (pack_frontier ? "1" : "0");
 }
 

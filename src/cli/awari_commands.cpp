@@ -166,7 +166,7 @@ void add_build(CLI::App& build, Common& c, int& exit) {
       ->check(CLI::Range(1, 4096));
   sub->add_option("--kernel", a->kernel,
                   "Retrograde kernel: backward (default, fastest) or forward (van der Goot)")
-      ->check(CLI::IsMember({"forward"}));
+      ->check(CLI::IsMember({"forward", "backward"}));
   sub->add_option("--zstd-level", a->zstd_level, "zstd compression level of the segments")
       ->check(CLI::Range(1, 19));
   sub->add_option("--block-size", a->block_size, "Entries per compressed block")
