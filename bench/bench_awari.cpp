@@ -69,6 +69,16 @@ void BM_NextInOrder(benchmark::State& st) {
 }
 BENCHMARK(BM_NextInOrder);
 
+void BM_NextInOrderBytewise(benchmark::State& st) {
+  Board b = unrank(kStones, 0);
+  for (auto _ : st) {
+    if (!next_bytewise(b)) b = unrank(kStones, 0);
+    benchmark::DoNotOptimize(b);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+}
+BENCHMARK(BM_NextInOrderBytewise);
+
 void BM_QuietChildren(benchmark::State& st) {
   const Game g;
   Board b = unrank(kStones, positions(kStones) / 3);
@@ -86,6 +96,39 @@ void BM_QuietChildren(benchmark::State& st) {
       static_cast<double>(children) / static_cast<double>(st.iterations());
 }
 BENCHMARK(BM_QuietChildren);
+
+// The same quiet-child generation with sowing as a scalar loop over pits instead of one vector
+// add of a precomputed delta: the comparison behind the vector sowing in board.hpp.
+void BM_QuietChildrenScalarSowing(benchmark::State& st) {
+  Board b = unrank(kStones, positions(kStones) / 3);
+  std::uint64_t sum = 0;
+  for (auto _ : st) {
+    for (int i = 0; i < kSidePits; ++i) {
+      int s = b.pit[i];
+      if (s == 0) continue;
+      Board c = b;
+      c.pit[i] = 0;
+      int pos = i;
+      while (s > 0) {
+        pos = (pos + 1) % kPits;
+        if (pos == i) continue;
+        ++c.pit[pos];
+        --s;
+      }
+      if (pos >= kSidePits && (c.pit[pos] == 2 || c.pit[pos] == 3)) continue;
+      int opp = 0;
+      for (int k = kSidePits; k < kPits; ++k) opp += c.pit[k];
+      if (opp == 0) continue;
+      Board r;
+      for (int k = 0; k < kPits; ++k) r.pit[k] = c.pit[(k + kSidePits) % kPits];
+      sum += rank(r);
+    }
+    next(b);
+  }
+  benchmark::DoNotOptimize(sum);
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+}
+BENCHMARK(BM_QuietChildrenScalarSowing);
 
 void BM_AllMovesWithRanks(benchmark::State& st) {
   const Game g;

@@ -31,7 +31,11 @@ TEST(AwariIndex, ExhaustiveRoundTripAndOrderUpToTenStones) {
       ASSERT_EQ(unrank(n, i), b) << i;
       ASSERT_EQ(unrank_bisect(n, i), b) << i;
       ASSERT_EQ(unrank_branchless(n, i), b) << i;
+      Board copy = b;
+      const bool more_bytewise = next_bytewise(copy);
       const bool more = next(b);
+      ASSERT_EQ(more, more_bytewise);
+      ASSERT_EQ(b, copy);
       ASSERT_EQ(more, i + 1 < count) << "n=" << n << " i=" << i;
     }
   }
