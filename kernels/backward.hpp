@@ -26,20 +26,13 @@
 
 #include <fmt/format.h>
 
+#include "kernel_options.hpp"
 #include "retra/error.hpp"
 #include "retra/game.hpp"
-#include "retra/progress.hpp"
-#include "retra/tuning.hpp"
 
 namespace retra::kernels {
 
-struct BackwardOptions {
-  int threads = 1;
-  std::uint64_t chunk = 1u << 16;  // positions per task in the passes over the whole segment
-  Progress* progress = nullptr;
-  std::string label;
-  Tuning tuning;
-};
+using BackwardOptions = KernelOptions;
 
 struct BackwardStats {
   int stages = 0;                  // score: thresholds that had work; dtm/wdl: 1

@@ -21,21 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "kernel_options.hpp"
 #include "retra/game.hpp"
-#include "retra/progress.hpp"
-#include "retra/tuning.hpp"
 
 namespace retra::kernels {
 
 inline constexpr std::int8_t kNoExit = INT8_MIN;  // no converting move and not terminal
 
-struct ForwardOptions {
-  int threads = 1;
-  std::uint64_t chunk = 1u << 16;  // positions per parallel task; equal to the block size
-  Progress* progress = nullptr;
-  std::string label;  // prefix of the progress phases, e.g. "16 stones"
-  Tuning tuning;      // prefetch=0: the straightforward sweep, one position at a time
-};
+// tuning.prefetch = false selects the straightforward sweep, one position at a time.
+using ForwardOptions = KernelOptions;
 
 struct ForwardStats {
   int iterations = 0;                  // sweeps, including the last one that changed nothing

@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
+#include "awari_util.hpp"
 #include "backward.hpp"
 #include "retra/games/awari/database.hpp"
-#include "test_util.hpp"
 
 namespace retra {
 namespace {
@@ -235,37 +235,25 @@ TEST(BackwardKernel, HandSolvedDistances) {
 }
 
 TEST(AwariBackward, BitIdenticalToForwardUpToTwelveStones) {
-  std::vector<std::vector<std::vector<std::int8_t>>> runs;
-  for (auto k : {awari::Kernel::forward, awari::Kernel::backward}) {
-    test::TempDir dir;
-    awari::BuildOptions opt;
-    opt.last = 12;
-    opt.db = dir.path();
-    opt.threads = 2;
-    opt.kernel = k;
-    auto r = awari::build(opt);
-    ASSERT_TRUE(r) << r.error().message();
-    auto db = Database::open(dir.path());
-    std::vector<std::vector<std::int8_t>> segs;
-    for (int n = 0; n <= 12; ++n) segs.push_back(test::read_segment(**db, awari::segment_name(n)));
-    runs.push_back(std::move(segs));
-  }
-  for (int n = 0; n <= 12; ++n) EXPECT_EQ(runs[0][n], runs[1][n]) << n << " stones";
+  awari::BuildOptions opt;
+  opt.last = 12;
+  opt.threads = 2;
+  opt.kernel = awari::Kernel::forward;
+  const auto forward = test::build_awari(opt);
+  opt.kernel = awari::Kernel::backward;
+  const auto backward = test::build_awari(opt);
+  ASSERT_EQ(forward.size(), 13u);
+  for (int n = 0; n <= 12; ++n) EXPECT_EQ(forward[n], backward[n]) << n << " stones";
 }
 
 TEST(AwariBackward, IdenticalForOneTwoAndThreeThreads) {
-  std::vector<std::vector<std::int8_t>> runs;
+  std::vector<std::vector<std::vector<std::int8_t>>> runs;
   for (int threads : {1, 2, 3}) {
-    test::TempDir dir;
     awari::BuildOptions opt;
     opt.last = 10;
-    opt.db = dir.path();
     opt.threads = threads;
     opt.block_entries = 1024;
-    auto r = awari::build(opt);
-    ASSERT_TRUE(r) << r.error().message();
-    auto db = Database::open(dir.path());
-    runs.push_back(test::read_segment(**db, "10"));
+    runs.push_back(test::build_awari(opt));
   }
   EXPECT_EQ(runs[0], runs[1]);
   EXPECT_EQ(runs[0], runs[2]);

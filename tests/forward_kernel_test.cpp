@@ -5,9 +5,9 @@
 
 #include <vector>
 
+#include "awari_util.hpp"
 #include "forward_iteration.hpp"
 #include "retra/games/awari/database.hpp"
-#include "test_util.hpp"
 
 namespace retra {
 namespace {
@@ -83,19 +83,12 @@ class AwariForward : public ::testing::Test {};
 TEST_F(AwariForward, IdenticalForOneTwoAndThreeThreads) {
   std::vector<std::vector<std::vector<std::int8_t>>> runs;
   for (int threads : {1, 2, 3}) {
-    test::TempDir dir;
     awari::BuildOptions opt;
     opt.last = 10;
-    opt.db = dir.path();
     opt.threads = threads;
+    opt.kernel = awari::Kernel::forward;
     opt.block_entries = 1024;  // many chunks so that the threads interleave
-    auto r = awari::build(opt);
-    ASSERT_TRUE(r) << r.error().message();
-    auto db = Database::open(dir.path());
-    ASSERT_TRUE(db);
-    std::vector<std::vector<std::int8_t>> segs;
-    for (int n = 0; n <= 10; ++n) segs.push_back(test::read_segment(**db, awari::segment_name(n)));
-    runs.push_back(std::move(segs));
+    runs.push_back(test::build_awari(opt));
   }
   for (int n = 0; n <= 10; ++n) {
     EXPECT_EQ(runs[0][n], runs[1][n]) << "1 vs 2 threads differ at " << n << " stones";

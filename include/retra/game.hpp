@@ -30,7 +30,8 @@
 //   terminal_value(s, p)           std::optional<int>: a value fixed by the rules without looking
 //                                  at moves (xiangqi: the mover can capture the king, value 1).
 //   score_bound(s)                 score games: the largest |value| in segment s (Awari: stones).
-//   dependencies(s)                the segments converting moves of s lead to (build planner).
+//   dependencies(s)                the segments converting moves of s lead to, which must be
+//                                  finished first (build order and memory planning).
 //   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
 //   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
 //                                  frontiers and never has to unrank (Awari: 12 pits x 5 bits).

@@ -70,7 +70,7 @@ std::string report_row(const awari::SegmentReport& r) {
   return fmt::format(
       "{:>6} {:>15} {:>10} {:>9.2f} {:>10.3g} {:>11} {:>11} {:>6.1f} {:>+7.3f}  {}{}", r.stones,
       grouped(r.positions), r.iterations, r.kernel_seconds, r.positions_per_second(),
-      pi > 0 ? fmt::format("{:.3g}", pi) : "-", human_bytes(r.file_bytes), r.compression(), r.mean,
+      pi > 0 ? fmt::format("{:.3g}", pi) : "-", format_bytes(r.file_bytes), r.compression(), r.mean,
       r.kernel, r.skipped ? " (already built)" : "");
 }
 
@@ -149,8 +149,8 @@ int run_build(const Common& c, const BuildArgs& a) {
                 {"peak_rss_bytes", peak_rss_bytes()}});
   } else {
     bar.println(fmt::format("total: {} positions, {} on disk, {:.2f} s, peak RSS {}",
-                            grouped(positions), human_bytes(bytes), total,
-                            human_bytes(peak_rss_bytes())));
+                            grouped(positions), format_bytes(bytes), total,
+                            format_bytes(peak_rss_bytes())));
   }
   return kOk;
 }

@@ -16,6 +16,7 @@
 
 #include "retra/database.hpp"
 #include "retra/error.hpp"
+#include "retra/memory_plan.hpp"
 #include "retra/progress.hpp"
 
 namespace retra::cli {
@@ -85,7 +86,5 @@ const GameCommands* find_game(std::string_view name);
 
 // Opens --db for reading and finds its game's commands; on failure reports and sets `exit`.
 std::unique_ptr<Database> open_db(const Common& c, const GameCommands*& game, int& exit);
-
-std::string human_bytes(std::uint64_t b);
 
 }  // namespace retra::cli

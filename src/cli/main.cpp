@@ -67,11 +67,11 @@ int info(const Common& c, const Database& db) {
   for (const auto& s : m.segments)
     std::cout << fmt::format(
         "{:>8} {:>16} {:>11} {:>11} {:>7.1f}  {:<9} {}\n", s.name, s.entries,
-        human_bytes(s.raw_bytes), human_bytes(s.file_bytes),
+        format_bytes(s.raw_bytes), format_bytes(s.file_bytes),
         s.file_bytes ? static_cast<double>(s.raw_bytes) / static_cast<double>(s.file_bytes) : 0.0,
         s.build.value("kernel", "?"), s.build.value("finished", "?"));
   std::cout << fmt::format("{:>8} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", entries,
-                           human_bytes(raw), human_bytes(file), ratio);
+                           format_bytes(raw), format_bytes(file), ratio);
   return kOk;
 }
 

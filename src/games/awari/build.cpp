@@ -180,8 +180,9 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
   std::vector<SegmentNeed> needs;
   for (int n = 0; n <= opt.last; ++n) {
     if (!must_build(n)) continue;
-    std::uint64_t deps = 0;  // segments kept while n is built: n-15 .. n-1
-    for (int m = std::max(0, n - kMaxCapture); m < n; ++m) deps += positions(m);
+    std::uint64_t deps = n > 0 ? positions(n - 1) : 0;  // kept: the capture targets and n-1
+    for (int m : Game{}.dependencies(n))
+      if (m != n - 1) deps += positions(m);
     needs.push_back({segment_name(n), kernel_bytes(opt.kernel, positions(n), opt.threads), deps});
   }
   auto plan = plan_memory(needs, opt.memory_limit ? opt.memory_limit : default_memory_limit());
@@ -231,14 +232,14 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
              ? plan->segments[planned++].dependencies_in_memory
              : true);
     const auto t0 = Clock::now();
-    // Captures take 2..15 stones, so segments n-15..n-2 must be at hand.
-    const int lo = std::max(0, n - kMaxCapture);
+    // The segments captures lead to must be at hand; n-1 stays for the next segment.
+    const std::vector<int> deps = game.dependencies(n);
     if (in_memory) {
-      finished.retain(lo, n - 1);
-      for (int m = lo; m <= n - 2; ++m) RETRA_TRY(finished.load(m));
+      finished.retain(deps.empty() ? n - 1 : deps.front(), n - 1);
+      for (int m : deps) RETRA_TRY(finished.load(m));
     } else {
       finished.retain(1, 0);  // free everything: the targets are probed from disk
-      for (int m = lo; m <= n - 2; ++m) RETRA_TRY(finished.open_block_wise(m));
+      for (int m : deps) RETRA_TRY(finished.open_block_wise(m));
     }
 
     const std::uint64_t size = positions(n);
@@ -261,30 +262,24 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
     nlohmann::json kernel_stats;
     auto scratch = LargeArray<std::int8_t>::allocate(size, opt.tuning.huge_pages);
     if (!scratch) return std::move(scratch).error();
+    kernels::KernelOptions ko;
+    ko.threads = opt.threads;
+    ko.chunk = opt.block_entries;
+    ko.progress = opt.progress;
+    ko.label = fmt::format("{} stones", n);
+    ko.tuning = opt.tuning;
     if (opt.kernel == Kernel::forward) {
-      kernels::ForwardOptions fo;
-      fo.threads = opt.threads;
-      fo.chunk = opt.block_entries;
-      fo.progress = opt.progress;
-      fo.label = fmt::format("{} stones", n);
-      fo.tuning = opt.tuning;
       const auto st =
-          kernels::forward_iteration(game, n, values->span(), scratch->span(), lower, fo);
+          kernels::forward_iteration(game, n, values->span(), scratch->span(), lower, ko);
       r.iterations = st.iterations;
       kernel_stats = {{"sweeps", st.iterations},
                       {"capture_seconds", st.capture_seconds},
                       {"iterate_seconds", st.iterate_seconds}};
     } else {
-      kernels::BackwardOptions bo;
-      bo.threads = opt.threads;
-      bo.chunk = opt.block_entries;
-      bo.progress = opt.progress;
-      bo.label = fmt::format("{} stones", n);
-      bo.tuning = opt.tuning;
       auto bytes = [](LargeArray<std::int8_t>& a) {
         return std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(a.data()), a.size());
       };
-      auto st = kernels::backward(game, n, bytes(*values), bytes(*scratch), lower, bo);
+      auto st = kernels::backward(game, n, bytes(*values), bytes(*scratch), lower, ko);
       if (!st) return std::move(st).error();
       r.iterations = st->levels;
       kernel_stats = {{"stages", st->stages},

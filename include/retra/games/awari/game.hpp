@@ -3,8 +3,10 @@
 // Thread safety: stateless; share freely.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "retra/game.hpp"
 #include "retra/games/awari/board.hpp"
@@ -30,6 +32,12 @@ struct Game {
   bool next(int, Board& b) const noexcept { return awari::next(b); }
   int no_move_value(int, const Board& b) const noexcept { return awari::no_move_value(b); }
   int score_bound(int stones) const noexcept { return stones; }
+  // Captures take 2..15 stones (a sixth pit would starve the opponent).
+  std::vector<int> dependencies(int stones) const {
+    std::vector<int> d;
+    for (int m = std::max(0, stones - kMaxCapture); m <= stones - 2; ++m) d.push_back(m);
+    return d;
+  }
 
   template <class F>
   int for_each_move(int stones, const Board& b, F&& f) const {
