@@ -170,6 +170,7 @@ requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename
   // of kInitBatch positions first, prefetching the targets' values (when the value source can),
   // and folds the values in afterwards.
   constexpr std::uint64_t kInitBatch = 32;
+  constexpr int kHole = INT_MIN + 1;  // an index that is not a position
   struct Conv {
     typename G::SegmentId segment;
     std::uint64_t index;
@@ -197,11 +198,21 @@ requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename
           Acc& a = acc[k];
           a = {INT_MIN, 0, bw::kNoExit, 256, 0, false};
           bool fixed = false;
-          if constexpr (HasTerminalValue<G>) {
-            if (auto t = g.terminal_value(seg, p)) {
-              a.fixed = *t;
+          if constexpr (HasValidity<G>) {
+            if (!g.is_valid(seg, p)) {
+              a.fixed = kHole;
               fixed = true;
             }
+          }
+          if constexpr (HasTerminalValue<G>) {
+            if (!fixed)
+              if (auto t = g.terminal_value(seg, p)) {
+                a.fixed = *t;
+                // Terminal positions have moves too; a counter that can never reach zero (and
+                // never underflow into the decided bit) keeps them out of loss claims.
+                a.quiet = bw::kCounter;
+                fixed = true;
+              }
           }
           if (!fixed) {
             const int legal = g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
@@ -226,9 +237,9 @@ requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename
             if (cv == 0)
               a.draw = true;
             else if (cv & 1)
-              a.floor = std::max(a.floor, cv + 1);
+              a.floor = std::max(a.floor, opt.dtc ? 2 : cv + 1);
             else
-              a.win = std::min(a.win, cv + 1);
+              a.win = std::min(a.win, opt.dtc ? 1 : cv + 1);
           } else {
             if (cv == 0)
               a.draw = true;
@@ -239,6 +250,11 @@ requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename
         for (std::uint64_t k = 0; k < nb; ++k) {
           const Acc& a = acc[k];
           int v, quiet = a.quiet;
+          if (a.fixed == kHole) {
+            values[first + k] = 0;
+            state[first + k] = bw::kDecided;  // never a seed, never reached
+            continue;
+          }
           if (a.fixed != INT_MIN) {
             v = a.fixed;
           } else if constexpr (K == ValueKind::score) {

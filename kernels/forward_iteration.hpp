@@ -87,6 +87,12 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
   auto t0 = Clock::now();
   progress_phase(opt.progress, opt.label + ": capture phase", size);
   detail::for_chunks(g, seg, size, opt, [&](const typename G::Position& p, std::uint64_t i) {
+    if constexpr (HasValidity<G>) {
+      if (!g.is_valid(seg, p)) {  // a hole of the index: 0, never visited again
+        exits[i] = 0;
+        return std::uint64_t{0};
+      }
+    }
     int best = kNoExit;
     const int legal = g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& c) {
       if (c.converts) best = std::max(best, c.gain - static_cast<int>(lower(c.segment, c.index)));
@@ -107,6 +113,8 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
   const std::uint64_t chunk = std::max<std::uint64_t>(1, opt.chunk);
   const std::uint64_t chunks = (size + chunk - 1) / chunk;
   auto relax_one = [&](const typename G::Position& p, std::uint64_t i) {
+    if constexpr (HasValidity<G>)
+      if (!g.is_valid(seg, p)) return std::uint64_t{0};
     int v = exits[i];
     auto relax = [&](std::uint64_t child) {
       v = std::max(v, -static_cast<int>(detail::load(values[child])));
@@ -151,7 +159,11 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
               __builtin_prefetch(&values[child]);
               kids.push_back(child);
             };
-            if constexpr (HasQuietChildren<G>) {
+            bool hole = false;
+            if constexpr (HasValidity<G>) hole = !g.is_valid(seg, p);
+            if (hole) {
+              // no children: its value stays exits[i] = 0
+            } else if constexpr (HasQuietChildren<G>) {
               g.for_each_quiet_child(seg, p, collect);
             } else {
               g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {

@@ -15,6 +15,9 @@ struct KernelOptions {
   Progress* progress = nullptr;
   std::string label;  // prefix of the progress phases, e.g. "16 stones"
   Tuning tuning;
+  // Distance-to-mate games only: compute distance to conversion instead (Fang 3.3): a converting
+  // move to a lost position is a win now (1), one to a won position a loss (2).
+  bool dtc = false;
 };
 
 }  // namespace retra::kernels

@@ -32,6 +32,8 @@
 //   score_bound(s)                 score games: the largest |value| in segment s (Awari: stones).
 //   dependencies(s)                the segments converting moves of s lead to, which must be
 //                                  finished first (build order and memory planning).
+//   is_valid(s, p)                 false for indices that are holes of the index (xiangqi: pieces
+//                                  overlapping, mirror duplicates); kernels store 0 and skip them.
 //   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
 //   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
 //                                  frontiers and never has to unrank (Awari: 12 pits x 5 bits).
@@ -99,6 +101,12 @@ template <class G>
 concept HasUnmoves = Game<G> &&
     requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
   g.for_each_unmove(s, cp, archetype::UnmoveSink<typename G::Position>{});
+};
+
+template <class G>
+concept HasValidity = Game<G> &&
+    requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
+  { g.is_valid(s, cp) } -> std::same_as<bool>;
 };
 
 template <class G>

@@ -7,10 +7,12 @@
 namespace retra::cli {
 
 extern const GameCommands kAwariCommands;
+extern const GameCommands kXiangqiCommands;
 
 namespace {
-const std::array<const GameCommands*, 1> kGames = {
+const std::array<const GameCommands*, 2> kGames = {
     &kAwariCommands,
+    &kXiangqiCommands,
 };
 std::array<GameCommands, kGames.size()> copies() {
   std::array<GameCommands, kGames.size()> a{};

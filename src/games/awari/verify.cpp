@@ -60,13 +60,7 @@ Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
     return p;
   };
   auto failure_from = [&](const std::string& segment, const Error& e) {
-    VerifyFailure f;
-    f.segment = segment;
-    f.message = e.message();
-    // read_all names the block in its message; keep the number too for --json users.
-    const auto pos = e.message().find(" block ");
-    if (pos != std::string::npos) f.block = std::stoull(e.message().substr(pos + 7));
-    return f;
+    return failure_from_error(segment, e.message());
   };
 
   for (const auto& rec : db.manifest().segments) {

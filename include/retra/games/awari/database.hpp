@@ -21,6 +21,7 @@
 #include "retra/memory_plan.hpp"
 #include "retra/progress.hpp"
 #include "retra/tuning.hpp"
+#include "retra/verify.hpp"
 
 namespace retra::awari {
 
@@ -109,32 +110,10 @@ Result<ProbeResult> probe(const Database& db, const Board& b);
 
 // ---- verification ----------------------------------------------------------------------------
 
-struct VerifyOptions {
-  int threads = 1;
-  Progress* progress = nullptr;
-};
-
-struct VerifyFailure {
-  std::string segment;
-  std::optional<std::uint64_t> block;
-  std::optional<std::uint64_t> index;
-  std::string position;
-  std::optional<int> stored, expected;
-  std::string message;
-};
-
-struct VerifySegment {
-  std::string name;
-  std::uint64_t positions = 0;
-  double seconds = 0;
-};
-
-struct VerifyReport {
-  bool ok = true;
-  std::vector<VerifySegment> segments;
-  std::optional<VerifyFailure> failure;
-  double seconds = 0;
-};
+using retra::VerifyFailure;
+using retra::VerifyOptions;
+using retra::VerifyReport;
+using retra::VerifySegment;
 
 // One pass per segment, sharing nothing with the build kernels but move generation: every block
 // checksum is checked while the segment is read from disk, every stored value must equal the best

@@ -1,0 +1,188 @@
+// Xiangqi endgames as a retra::Game: one segment per endgame (material signature), both sides
+// to move in one segment (index = side * size + class index), distance-to-mate values (Fang's
+// Table 1). Captures convert into the supporting endgame; an endgame without attacking pieces
+// is never stored: its positions are draws unless the kings face each other, so a capture into
+// one reports its value directly through the virtual segment kArmless.
+// Thread safety: a Game is immutable after construction; share it freely.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "retra/error.hpp"
+#include "retra/game.hpp"
+#include "retra/games/xiangqi/board.hpp"
+#include "retra/games/xiangqi/index.hpp"
+#include "retra/games/xiangqi/material.hpp"
+
+namespace retra::xiangqi {
+
+inline constexpr std::string_view kVariant = "fang-cg2000";
+inline constexpr std::string_view kIndexerName = "xiangqi-mirror-v1";
+inline constexpr std::string_view kValueEncoding = "dtm-u8";
+
+struct Position {
+  std::array<std::uint8_t, kMaxPieces> sq{};  // square of each slot of the endgame's layout
+  std::uint64_t index = 0;                    // where unrank() found it (for next())
+  Color side = red;
+  bool valid = true;
+};
+
+struct Endgame {
+  Material material;
+  std::string name;
+  std::unique_ptr<Indexer> indexer;
+  std::vector<Slot> slots;
+  std::vector<std::uint8_t> codes;     // board code of each slot
+  std::vector<int> capture_target;     // per slot: the endgame capturing it leads to
+  std::vector<int> advance_target;     // per slot: a pinned pawn's next level, or -2
+  int n = 0;
+};
+
+class Game {
+ public:
+  using Position = xiangqi::Position;
+  using SegmentId = int;
+  static constexpr std::string_view kName = "xiangqi";
+  static constexpr ValueKind kValueKind = ValueKind::dtm;
+  static constexpr int kArmless = -1;  // virtual segment: index = the value (0 or 1)
+
+  // The given endgames and every endgame they depend on, in an order where dependencies come
+  // first.
+  static Result<std::shared_ptr<const Game>> closure(const std::vector<Material>& targets);
+
+  int segments() const { return static_cast<int>(eg_.size()); }
+  const Endgame& endgame(int s) const { return eg_[s]; }
+  int find(const std::string& name) const;  // -1 if absent
+  std::vector<int> dependencies(int s) const;
+
+  std::uint64_t segment_size(int s) const { return 2 * eg_[s].indexer->size(); }
+  Position unrank(int s, std::uint64_t i) const;
+  std::uint64_t rank(int s, const Position& p) const {
+    return rank_mirrored(s, p, nullptr);
+  }
+  std::uint64_t rank_mirrored(int s, const Position& p, bool* mirrored) const;
+  bool next(int s, Position& p) const;
+  bool is_valid(int, const Position& p) const { return p.valid; }
+  int no_move_value(int, const Position&) const { return 2; }  // stalemate loses
+  std::optional<int> terminal_value(int s, const Position& p) const;
+
+  Board board(int s, const Position& p) const;
+
+  template <class F>
+  int for_each_move(int s, const Position& p, F&& f) const;
+  template <class F>
+  void for_each_unmove(int s, const Position& q, F&& f) const;
+
+  bool packable(int s) const { return eg_[s].n <= 8; }
+  std::uint64_t pack(int s, const Position& p) const {
+    std::uint64_t bits = p.side;
+    for (int i = 0; i < eg_[s].n; ++i) bits |= std::uint64_t{p.sq[i]} << (1 + 7 * i);
+    return bits;
+  }
+  Position unpack(int s, std::uint64_t bits) const {
+    Position p;
+    p.side = Color(bits & 1);
+    for (int i = 0; i < eg_[s].n; ++i) p.sq[i] = static_cast<std::uint8_t>((bits >> (1 + 7 * i)) & 127);
+    return p;
+  }
+
+  // A position of endgame s from a board (any orientation); errors if the material differs.
+  Result<Position> from_board(int s, const Board& b, Color side) const;
+
+ private:
+  // The child of a converting move in `target`'s layout: pieces of p minus the captured slot,
+  // with `moved` now on `to` (and a pinned pawn's level changed).
+  Position relayout(int s, const Position& p, int moved, int to, int removed, int target) const;
+
+  std::vector<Endgame> eg_;
+  std::map<std::string, int, std::less<>> by_name_;
+};
+
+template <class F>
+int Game::for_each_move(int s, const Position& p, F&& f) const {
+  const Endgame& e = eg_[s];
+  const Board b = board(s, p);
+  int moves = 0;
+  for (int i = 0; i < e.n; ++i) {
+    if (e.slots[i].color != p.side) continue;
+    auto on_move = [&](const Move& m) {
+      ++moves;
+      if (m.captured) {
+        int victim = 0;
+        while (p.sq[victim] != m.to || e.slots[victim].color == p.side) ++victim;
+        const int target = e.capture_target[victim];
+        if (target == kArmless) {
+          Board cb = b;
+          cb[m.to] = cb[m.from];
+          cb[m.from] = 0;
+          f(Child<int>{kArmless, kings_facing(cb) ? 1u : 0u, 0, true});
+          return;
+        }
+        const Position c = relayout(s, p, i, m.to, victim, target);
+        f(Child<int>{target, rank(target, c), 0, true});
+        return;
+      }
+      if (e.advance_target[i] >= 0 && rank_of(m.to) != rank_of(m.from)) {
+        const int target = e.advance_target[i];
+        const Position c = relayout(s, p, i, m.to, -1, target);
+        f(Child<int>{target, rank(target, c), 0, true});
+        return;
+      }
+      Position c = p;
+      c.sq[i] = m.to;
+      c.side = opposite(p.side);
+      f(Child<int>{s, rank(s, c), 0, false});
+    };
+    detail::piece_moves(b, p.sq[i], on_move);
+  }
+  return moves;
+}
+
+template <class F>
+void Game::for_each_unmove(int s, const Position& q, F&& f) const {
+  const Endgame& e = eg_[s];
+  const Board b = board(s, q);
+  const Color mover = opposite(q.side);
+  // Counters count a parent's moves from its class representative, so every (parent class, move)
+  // pair must be reported exactly once per decided child class, whichever orientation of the
+  // child the kernel holds:
+  // - a symmetric child C is reached from P by m and from mirror(P) by mirror(m), and both rank
+  //   to P's class, which counted one of them: report non-symmetric parents only in their
+  //   representative orientation;
+  // - a symmetric parent P reaches a non-symmetric child C by m and mirror(C) by mirror(m), two
+  //   counted moves into one child class, of which one orientation of C shows one: report it
+  //   twice. (tests/xiangqi_index_test.cpp checks the counts exhaustively.)
+  const bool sym = e.indexer->symmetric(q.sq.data());
+  for (int i = 0; i < e.n; ++i) {
+    if (e.slots[i].color != mover) continue;
+    const PieceType t = e.slots[i].type;
+    const bool pinned = e.advance_target[i] != -2;
+    for_each_unmove_origin(b, t, mover, q.sq[i], [&](int from) {
+      if (pinned && rank_of(from) != rank_of(q.sq[i])) return;  // a level change converts
+      Position p = q;
+      p.sq[i] = static_cast<std::uint8_t>(from);
+      p.side = mover;
+      bool mirrored = false;
+      const std::uint64_t r = rank_mirrored(s, p, &mirrored);
+      const bool parent_sym = e.indexer->symmetric(p.sq.data());
+      if (sym) {
+        if (mirrored && !parent_sym) return;
+        f(r, p);
+      } else {
+        f(r, p);
+        if (parent_sym) f(r, p);
+      }
+    });
+  }
+}
+
+static_assert(retra::Game<Game>);
+static_assert(retra::HasUnmoves<Game>);
+static_assert(retra::HasPacking<Game>);
+static_assert(retra::HasTerminalValue<Game>);
+
+}  // namespace retra::xiangqi

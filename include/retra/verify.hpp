@@ -1,0 +1,44 @@
+// Reports of the one-pass verifiers (every game has its own, sharing nothing with the kernels but
+// move generation). Thread safety: value types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "retra/progress.hpp"
+
+namespace retra {
+
+struct VerifyOptions {
+  int threads = 1;
+  Progress* progress = nullptr;
+};
+
+struct VerifyFailure {
+  std::string segment;
+  std::optional<std::uint64_t> block;
+  std::optional<std::uint64_t> index;
+  std::string position;
+  std::optional<int> stored, expected;
+  std::string message;
+};
+
+struct VerifySegment {
+  std::string name;
+  std::uint64_t positions = 0;
+  double seconds = 0;
+};
+
+struct VerifyReport {
+  bool ok = true;
+  std::vector<VerifySegment> segments;
+  std::optional<VerifyFailure> failure;
+  double seconds = 0;
+};
+
+// The failure for an error that names a block ("... block 3 (entries ...") while reading segment.
+VerifyFailure failure_from_error(const std::string& segment, const std::string& message);
+
+}  // namespace retra

@@ -1,0 +1,202 @@
+// The xiangqi Game: the closure of supporting endgames, ranking, converting moves.
+// Thread safety: a Game is immutable after closure() returns.
+#include "retra/games/xiangqi/game.hpp"
+
+#include <functional>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace retra::xiangqi {
+
+namespace {
+
+// The endgames one move of endgame m can lead to (captures, pinned pawn advances).
+std::vector<Material> successors(const Material& m) {
+  std::vector<Material> out;
+  for (const Slot& s : layout(m)) {
+    if (s.type == king) continue;
+    out.push_back(without(m, s.color, s.type, s.level));
+    if (s.type == pawn && s.level >= 0) {
+      const int next = s.color == red ? s.level + 1 : s.level - 1;
+      if (next >= 0 && next < kRanks)
+        out.push_back(advanced(m, s.color, s.level, static_cast<std::int8_t>(next)));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Game>> Game::closure(const std::vector<Material>& targets) {
+  // Depth-first post-order: every endgame after the endgames it depends on.
+  std::vector<Material> order;
+  std::set<std::string> seen;
+  std::function<void(const Material&)> visit = [&](const Material& m) {
+    if (m.armless() || !seen.insert(m.name()).second) return;
+    for (const Material& d : successors(m)) visit(d);
+    order.push_back(m);
+  };
+  for (const Material& m : targets) {
+    if (m.armless())
+      return Error(Errc::invalid_argument,
+                   fmt::format("endgame {} has no attacking piece: every position is a draw "
+                               "unless the kings face each other",
+                               m.name()));
+    if (m.pieces() > kMaxPieces)
+      return Error(Errc::invalid_argument, fmt::format("endgame {} has more than {} pieces",
+                                                       m.name(), kMaxPieces));
+    visit(m);
+  }
+  auto g = std::make_shared<Game>();
+  g->eg_.resize(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    Endgame& e = g->eg_[i];
+    e.material = order[i];
+    e.name = order[i].name();
+    e.indexer = std::make_unique<Indexer>(order[i]);
+    e.slots = e.indexer->slots();
+    e.n = static_cast<int>(e.slots.size());
+    for (const Slot& s : e.slots) e.codes.push_back(code(s.type, s.color));
+    g->by_name_[e.name] = static_cast<int>(i);
+  }
+  for (Endgame& e : g->eg_) {
+    e.capture_target.assign(e.n, kArmless);
+    e.advance_target.assign(e.n, -2);
+    for (int i = 0; i < e.n; ++i) {
+      const Slot& s = e.slots[i];
+      if (s.type == king) continue;
+      const Material w = without(e.material, s.color, s.type, s.level);
+      e.capture_target[i] = w.armless() ? kArmless : g->by_name_.at(w.name());
+      if (s.type == pawn && s.level >= 0) {
+        const int next = s.color == red ? s.level + 1 : s.level - 1;
+        e.advance_target[i] =
+            next >= 0 && next < kRanks
+                ? g->by_name_.at(advanced(e.material, s.color, s.level,
+                                          static_cast<std::int8_t>(next)).name())
+                : -1;  // a pawn on the last rank only moves sideways
+      }
+    }
+  }
+  return std::shared_ptr<const Game>(std::move(g));
+}
+
+int Game::find(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? -1 : it->second;
+}
+
+std::vector<int> Game::dependencies(int s) const {
+  std::set<int> d;
+  for (int t : eg_[s].capture_target)
+    if (t >= 0) d.insert(t);
+  for (int t : eg_[s].advance_target)
+    if (t >= 0) d.insert(t);
+  return {d.begin(), d.end()};
+}
+
+Position Game::unrank(int s, std::uint64_t i) const {
+  const std::uint64_t half = eg_[s].indexer->size();
+  Position p;
+  p.index = i;
+  p.side = i >= half ? black : red;
+  p.valid = eg_[s].indexer->unrank(i >= half ? i - half : i, p.sq.data());
+  return p;
+}
+
+std::uint64_t Game::rank_mirrored(int s, const Position& p, bool* mirrored) const {
+  const Indexer& ix = *eg_[s].indexer;
+  return (p.side == black ? ix.size() : 0) + ix.rank(p.sq.data(), mirrored);
+}
+
+bool Game::next(int s, Position& p) const {
+  if (p.index + 1 >= segment_size(s)) return false;
+  p = unrank(s, p.index + 1);
+  return true;
+}
+
+Board Game::board(int s, const Position& p) const {
+  Board b{};
+  const Endgame& e = eg_[s];
+  for (int i = 0; i < e.n; ++i) b[p.sq[i]] = e.codes[i];
+  return b;
+}
+
+std::optional<int> Game::terminal_value(int s, const Position& p) const {
+  if (can_capture_king(board(s, p), p.side)) return 1;
+  return std::nullopt;
+}
+
+Position Game::relayout(int s, const Position& p, int moved, int to, int removed,
+                        int target) const {
+  const Endgame& e = eg_[s];
+  const Endgame& t = eg_[target];
+  struct Piece {
+    Slot slot;
+    std::uint8_t sq;
+    bool used;
+  };
+  Piece pieces[kMaxPieces];
+  int n = 0;
+  for (int i = 0; i < e.n; ++i) {
+    if (i == removed) continue;
+    Piece pc{e.slots[i], p.sq[i], false};
+    if (i == moved) {
+      pc.sq = static_cast<std::uint8_t>(to);
+      if (pc.slot.level >= 0) pc.slot.level = static_cast<std::int8_t>(rank_of(to));
+    }
+    pieces[n++] = pc;
+  }
+  Position c;
+  c.side = opposite(p.side);
+  for (int j = 0; j < t.n; ++j) {
+    const Slot& want = t.slots[j];
+    for (int k = 0; k < n; ++k) {
+      Piece& pc = pieces[k];
+      if (!pc.used && pc.slot.color == want.color && pc.slot.type == want.type &&
+          pc.slot.level == want.level) {
+        pc.used = true;
+        c.sq[j] = pc.sq;
+        break;
+      }
+    }
+  }
+  return c;
+}
+
+Result<Position> Game::from_board(int s, const Board& b, Color side) const {
+  const Endgame& e = eg_[s];
+  Position p;
+  p.side = side;
+  std::vector<bool> used(e.n, false);
+  std::array<bool, kSquares> assigned{};
+  // Pinned pawns first (they must match their rank), then everything else by colour and type.
+  for (int pass = 0; pass < 2; ++pass)
+    for (int sq = 0; sq < kSquares; ++sq) {
+      if (!b[sq] || assigned[sq]) continue;
+      const Color c = color_of(b[sq]);
+      const PieceType t = type_of(b[sq]);
+      int found = -1;
+      for (int i = 0; i < e.n && found < 0; ++i) {
+        if (used[i] || e.slots[i].color != c || e.slots[i].type != t) continue;
+        const bool pinned = e.slots[i].level >= 0;
+        if (pass == 0 && pinned && e.slots[i].level == rank_of(sq)) found = i;
+        if (pass == 1 && !pinned) found = i;
+      }
+      if (found < 0) {
+        if (pass == 0) continue;
+        return Error(Errc::invalid_argument,
+                     fmt::format("the position does not belong to endgame {}", e.name));
+      }
+      used[found] = true;
+      assigned[sq] = true;
+      p.sq[found] = static_cast<std::uint8_t>(sq);
+    }
+  for (int i = 0; i < e.n; ++i)
+    if (!used[i])
+      return Error(Errc::invalid_argument,
+                   fmt::format("the position does not belong to endgame {}", e.name));
+  return p;
+}
+
+}  // namespace retra::xiangqi

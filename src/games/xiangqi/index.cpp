@@ -1,0 +1,435 @@
+// The xiangqi indexer (see include/retra/games/xiangqi/index.hpp). Thread safety: an Indexer is
+// immutable after construction; rank/unrank are reentrant.
+#include "retra/games/xiangqi/index.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "retra/binomial.hpp"
+
+namespace retra::xiangqi {
+
+namespace {
+
+// C(n, k) for n <= 90, k <= 5: every group has at most 5 pieces.
+struct Binom {
+  std::uint64_t c[kSquares + 1][6];
+  constexpr Binom() : c{} {
+    for (unsigned n = 0; n <= kSquares; ++n)
+      for (unsigned k = 0; k <= 5; ++k) c[n][k] = binomial(n, k);
+  }
+};
+constexpr Binom kBinom;
+
+// Colex rank of the sorted set x[0] < ... < x[k-1]: sum C(x[i], i + 1).
+std::uint64_t colex_rank(const int* x, int k) {
+  std::uint64_t r = 0;
+  for (int i = 0; i < k; ++i) r += kBinom.c[x[i]][i + 1];
+  return r;
+}
+
+// Inverse of colex_rank over [0, n): fills x ascending.
+void colex_unrank(std::uint64_t r, int k, int n, int* x) {
+  int hi = n - 1;
+  for (int i = k - 1; i >= 0; --i) {
+    int v = hi;
+    while (kBinom.c[v][i + 1] > r) --v;
+    x[i] = v;
+    r -= kBinom.c[v][i + 1];
+    hi = v - 1;
+  }
+}
+
+void sort_small(int* x, int k) {
+  for (int i = 1; i < k; ++i)
+    for (int j = i; j > 0 && x[j - 1] > x[j]; --j) std::swap(x[j - 1], x[j]);
+}
+
+inline bool occupied(const std::uint64_t occ[2], int sq) { return (occ[sq >> 6] >> (sq & 63)) & 1; }
+inline void occupy(std::uint64_t occ[2], int sq) { occ[sq >> 6] |= 1ull << (sq & 63); }
+inline int occupied_below(const std::uint64_t occ[2], int sq) {
+  if (sq < 64) return __builtin_popcountll(occ[0] & ((1ull << sq) - 1));
+  return __builtin_popcountll(occ[0]) + __builtin_popcountll(occ[1] & ((1ull << (sq - 64)) - 1));
+}
+
+std::vector<std::uint8_t> squares_where(PieceType t, Color c, std::int8_t level) {
+  std::vector<std::uint8_t> v;
+  for (int s = 0; s < kSquares; ++s)
+    if (allowed(t, c, s) && (level < 0 || rank_of(s) == level)) v.push_back(static_cast<std::uint8_t>(s));
+  return v;
+}
+
+// Number of k-subsets of `squares` that are their own mirror image.
+std::uint64_t symmetric_subsets(const std::vector<std::uint8_t>& squares, int k) {
+  int centre = 0, pairs = 0;
+  for (auto s : squares) {
+    if (mirror(s) == s) ++centre;
+    else if (mirror(s) > s) ++pairs;
+  }
+  std::uint64_t n = 0;
+  for (int p = 0; 2 * p <= k; ++p) n += kBinom.c[pairs][p] * kBinom.c[centre][k - 2 * p];
+  return n;
+}
+
+}  // namespace
+
+Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
+  n_ = static_cast<int>(slots_.size());
+  assert(n_ <= kMaxPieces);
+
+  // Royal tables: every placement of a king with its guards and ministers, keyed by (king point,
+  // guard subset, minister subset) over the 9 / 5 / 7 points where they may stand.
+  for (int c = 0; c < 2; ++c) {
+    Royal& R = royal_[c];
+    R.g = m.count[c][guard];
+    R.m = m.count[c][minister];
+    const auto kp = squares_where(king, Color(c), -1), gp = squares_where(guard, Color(c), -1),
+               mp = squares_where(minister, Color(c), -1);
+    const std::uint64_t gn = kBinom.c[gp.size()][R.g], mn = kBinom.c[mp.size()][R.m];
+    R.key_to_id.assign(kp.size() * gn * mn, -1);
+    std::vector<std::uint64_t> keys;
+    for (std::size_t ki = 0; ki < kp.size(); ++ki)
+      for (std::uint64_t gr = 0; gr < gn; ++gr)
+        for (std::uint64_t mr = 0; mr < mn; ++mr) {
+          int gx[2], mx[2];
+          colex_unrank(gr, R.g, static_cast<int>(gp.size()), gx);
+          colex_unrank(mr, R.m, static_cast<int>(mp.size()), mx);
+          std::array<std::uint8_t, 5> sq{};
+          sq[0] = kp[ki];
+          bool clash = false;
+          for (int i = 0; i < R.g; ++i) sq[1 + i] = gp[gx[i]];
+          for (int i = 0; i < R.m; ++i) {
+            sq[1 + R.g + i] = mp[mx[i]];
+            clash |= mp[mx[i]] == kp[ki];
+          }
+          for (int i = 0; i < R.g; ++i) clash |= gp[gx[i]] == kp[ki];
+          if (clash) continue;
+          R.key_to_id[(ki * gn + gr) * mn + mr] = static_cast<std::int32_t>(R.squares.size());
+          R.squares.push_back(sq);
+        }
+    R.mirror_id.resize(R.squares.size());
+    for (std::size_t id = 0; id < R.squares.size(); ++id) {
+      std::uint8_t ms[5];
+      for (int i = 0; i < 1 + R.g + R.m; ++i) ms[i] = static_cast<std::uint8_t>(mirror(R.squares[id][i]));
+      R.mirror_id[id] = royal_id(c, ms);
+    }
+  }
+
+  // Attacking groups: identical pieces of one colour (pinned pawns: of one level).
+  struct Att {
+    std::vector<int> slots;
+    PieceType t;
+    std::vector<std::uint8_t> allowed;
+  };
+  std::vector<Att> atts;
+  std::vector<int> royal_slots;
+  for (int s = 0; s < n_; ++s) {
+    const Slot& sl = slots_[s];
+    if (!attacking(sl.type)) {
+      royal_slots.push_back(s);
+      continue;
+    }
+    if (!atts.empty() && atts.back().t == sl.type && slots_[atts.back().slots[0]].color == sl.color &&
+        slots_[atts.back().slots[0]].level == sl.level) {
+      atts.back().slots.push_back(s);
+      continue;
+    }
+    atts.push_back({{s}, sl.type, squares_where(sl.type, sl.color, sl.level)});
+  }
+  const std::uint64_t royal_full = royal_[0].squares.size() * royal_[1].squares.size();
+
+  auto make_absolute = [&](const Att& a) {
+    Group g;
+    g.kind = Kind::absolute;
+    g.slots = a.slots;
+    g.allowed = a.allowed;
+    g.where.fill(-1);
+    for (std::size_t i = 0; i < g.allowed.size(); ++i) g.where[g.allowed[i]] = static_cast<std::int16_t>(i);
+    g.k = static_cast<int>(a.slots.size());
+    g.full = g.count = kBinom.c[g.allowed.size()][g.k];
+    return g;
+  };
+  auto build_order = [&](int first_att) {
+    // first_att < 0: royal pair first (reduced), pawn groups absolute, R/N/C relative.
+    // else: that attacking group first (reduced, absolute), royal pair, then the same.
+    std::vector<Group> gs;
+    Group royal;
+    royal.kind = Kind::royal_pair;
+    royal.slots = royal_slots;
+    royal.k = static_cast<int>(royal_slots.size());
+    royal.full = royal.count = royal_full;
+    int placed = 0;
+    auto push = [&](Group g) {
+      g.before = placed;
+      placed += g.k;
+      gs.push_back(std::move(g));
+    };
+    if (first_att >= 0) push(make_absolute(atts[first_att]));
+    push(royal);
+    for (int i = 0; i < static_cast<int>(atts.size()); ++i)
+      if (i != first_att && atts[i].t == pawn) push(make_absolute(atts[i]));
+    for (int i = 0; i < static_cast<int>(atts.size()); ++i)
+      if (i != first_att && atts[i].t != pawn) {
+        Group g;
+        g.kind = Kind::relative;
+        g.slots = atts[i].slots;
+        g.k = static_cast<int>(atts[i].slots.size());
+        g.full = g.count = kBinom.c[kSquares - placed][g.k];
+        push(std::move(g));
+      }
+    // The first group keeps one representative per mirror pair.
+    Group& f = gs[0];
+    if (f.kind == Kind::royal_pair) {
+      std::uint64_t reduced = 0;
+      const std::uint64_t nb = royal_[1].squares.size();
+      for (std::uint64_t r = 0; r < royal_[0].squares.size(); ++r)
+        for (std::uint64_t b = 0; b < nb; ++b)
+          if (royal_[0].mirror_id[r] * nb + royal_[1].mirror_id[b] >= r * nb + b) ++reduced;
+      f.count = reduced;
+    } else {
+      f.count = (f.full + symmetric_subsets(f.allowed, f.k)) / 2;
+    }
+    return gs;
+  };
+  auto size_of = [](const std::vector<Group>& gs) {
+    std::uint64_t s = 1;
+    for (const auto& g : gs) s *= g.count;
+    return s;
+  };
+  groups_ = build_order(-1);
+  for (int i = 0; i < static_cast<int>(atts.size()); ++i) {
+    auto gs = build_order(i);
+    if (size_of(gs) < size_of(groups_)) groups_ = std::move(gs);
+  }
+  // Tables of the first group's representatives.
+  Group& f = groups_[0];
+  f.full_to_reduced.assign(f.full, -1);
+  std::uint8_t sq[kMaxPieces], ms[kMaxPieces];
+  for (std::uint64_t r = 0; r < f.full; ++r) {
+    std::uint64_t occ[2] = {0, 0};
+    group_place(f, r, sq, occ);
+    mirror_all(sq, ms);
+    if (group_rank(f, ms, occ) >= r) {
+      f.full_to_reduced[r] = static_cast<std::int32_t>(f.reduced_to_full.size());
+      f.reduced_to_full.push_back(static_cast<std::uint32_t>(r));
+    }
+  }
+  assert(f.reduced_to_full.size() == f.count);
+  rest_size_ = 1;
+  for (std::size_t i = 1; i < groups_.size(); ++i) rest_size_ *= groups_[i].count;
+  size_ = f.count * rest_size_;
+
+  // The paper's scheme: royal groups and attacking groups over all their squares, overlaps
+  // included, with the one attacking group whose mirror reduction helps most reduced.
+  std::uint64_t full = royal_full, best = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& a : atts) full *= kBinom.c[a.allowed.size()][a.slots.size()];
+  for (const auto& a : atts) {
+    const int k = static_cast<int>(a.slots.size());
+    const std::uint64_t n = kBinom.c[a.allowed.size()][k];
+    best = std::min(best, full / n * ((n + symmetric_subsets(a.allowed, k)) / 2));
+  }
+  paper_size_ = atts.empty() ? full : best;
+}
+
+std::uint32_t Indexer::royal_id(int c, const std::uint8_t* sq) const {
+  const Royal& R = royal_[c];
+  const int rb = c == red ? 0 : 7;
+  const int ki = (rank_of(sq[0]) - rb) * 3 + (file_of(sq[0]) - 3);
+  int gx[2], mx[2];
+  // Guard and minister points in their allowed order (ascending squares).
+  static const auto points = [] {
+    std::array<std::array<std::array<std::int8_t, kSquares>, 2>, 2> p{};
+    for (int col = 0; col < 2; ++col) {
+      int gi = 0, mi = 0;
+      for (int s = 0; s < kSquares; ++s) {
+        p[col][0][s] = static_cast<std::int8_t>(allowed(guard, Color(col), s) ? gi++ : -1);
+        p[col][1][s] = static_cast<std::int8_t>(allowed(minister, Color(col), s) ? mi++ : -1);
+      }
+    }
+    return p;
+  }();
+  for (int i = 0; i < R.g; ++i) gx[i] = points[c][0][sq[1 + i]];
+  for (int i = 0; i < R.m; ++i) mx[i] = points[c][1][sq[1 + R.g + i]];
+  sort_small(gx, R.g);
+  sort_small(mx, R.m);
+  const std::uint64_t gn = kBinom.c[5][R.g], mn = kBinom.c[7][R.m];
+  const std::int32_t id = R.key_to_id[(ki * gn + colex_rank(gx, R.g)) * mn + colex_rank(mx, R.m)];
+  assert(id >= 0);
+  return static_cast<std::uint32_t>(id);
+}
+
+void Indexer::mirror_all(const std::uint8_t* in, std::uint8_t* out) const {
+  for (int i = 0; i < n_; ++i) out[i] = static_cast<std::uint8_t>(mirror(in[i]));
+}
+
+std::uint64_t Indexer::group_rank(const Group& g, const std::uint8_t* sq,
+                                  const std::uint64_t occ[2]) const {
+  int x[5];
+  switch (g.kind) {
+    case Kind::royal_pair: {
+      // Royal slots: red K, red G.., red M.., black K, black G.., black M.. (layout order).
+      std::uint8_t rs[5], bs[5];
+      const int nr = 1 + royal_[0].g + royal_[0].m;
+      for (int i = 0; i < nr; ++i) rs[i] = sq[g.slots[i]];
+      for (int i = nr; i < g.k; ++i) bs[i - nr] = sq[g.slots[i]];
+      return royal_id(red, rs) * royal_[1].squares.size() + royal_id(black, bs);
+    }
+    case Kind::absolute:
+      for (int i = 0; i < g.k; ++i) x[i] = g.where[sq[g.slots[i]]];
+      sort_small(x, g.k);
+      return colex_rank(x, g.k);
+    case Kind::relative:
+      for (int i = 0; i < g.k; ++i) x[i] = sq[g.slots[i]];
+      sort_small(x, g.k);
+      for (int i = 0; i < g.k; ++i) x[i] -= occupied_below(occ, x[i]);
+      return colex_rank(x, g.k);
+  }
+  return 0;
+}
+
+// Places group g's pieces for full rank r; false if they land on occupied squares.
+bool Indexer::group_place(const Group& g, std::uint64_t r, std::uint8_t* sq,
+                          std::uint64_t occ[2]) const {
+  int x[5];
+  bool ok = true;
+  switch (g.kind) {
+    case Kind::royal_pair: {
+      const std::uint64_t nb = royal_[1].squares.size();
+      const auto& rs = royal_[0].squares[r / nb];
+      const auto& bs = royal_[1].squares[r % nb];
+      const int nr = 1 + royal_[0].g + royal_[0].m;
+      for (int i = 0; i < nr; ++i) sq[g.slots[i]] = rs[i];
+      for (int i = nr; i < g.k; ++i) sq[g.slots[i]] = bs[i - nr];
+      for (int i = 0; i < g.k; ++i) {
+        ok &= !occupied(occ, sq[g.slots[i]]);
+        occupy(occ, sq[g.slots[i]]);
+      }
+      return ok;
+    }
+    case Kind::absolute:
+      colex_unrank(r, g.k, static_cast<int>(g.allowed.size()), x);
+      for (int i = 0; i < g.k; ++i) {
+        const int s = g.allowed[x[i]];
+        sq[g.slots[i]] = static_cast<std::uint8_t>(s);
+        ok &= !occupied(occ, s);
+      }
+      for (int i = 0; i < g.k; ++i) occupy(occ, sq[g.slots[i]]);
+      return ok;
+    case Kind::relative: {
+      colex_unrank(r, g.k, kSquares - g.before, x);
+      // The x[i]-th free square, ascending: walk the board once.
+      int s = 0, free_seen = 0;
+      for (int i = 0; i < g.k; ++i) {
+        while (true) {
+          if (!occupied(occ, s)) {
+            if (free_seen == x[i]) break;
+            ++free_seen;
+          }
+          ++s;
+        }
+        sq[g.slots[i]] = static_cast<std::uint8_t>(s);
+        ++free_seen;
+        ++s;
+      }
+      for (int i = 0; i < g.k; ++i) occupy(occ, sq[g.slots[i]]);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::uint64_t Indexer::first_full(const std::uint8_t* sq) const {
+  const std::uint64_t none[2] = {0, 0};
+  return group_rank(groups_[0], sq, none);
+}
+
+std::uint64_t Indexer::rest_rank(const std::uint8_t* sq) const {
+  std::uint64_t occ[2] = {0, 0};
+  for (int s : groups_[0].slots) occupy(occ, sq[s]);
+  std::uint64_t r = 0;
+  for (std::size_t i = 1; i < groups_.size(); ++i) {
+    const Group& g = groups_[i];
+    r = r * g.count + group_rank(g, sq, occ);
+    for (int s : g.slots) occupy(occ, sq[s]);
+  }
+  return r;
+}
+
+std::uint64_t Indexer::rank(const std::uint8_t* sq_in, bool* mirrored) const {
+  std::uint8_t a[kMaxPieces], b[kMaxPieces];
+  std::copy(sq_in, sq_in + n_, a);
+  mirror_all(a, b);
+  std::uint64_t f = first_full(a);
+  const std::uint64_t fm = first_full(b);
+  const bool symmetric_first = f == fm;
+  bool mir = false;
+  if (fm < f) {
+    std::swap_ranges(a, a + n_, b);  // a: the representative orientation, b: its mirror
+    f = fm;
+    mir = true;
+  }
+  std::uint64_t rest = rest_rank(a);
+  if (symmetric_first) {
+    // The first group is its own mirror image: the rest decides the orientation.
+    const std::uint64_t rest_m = rest_rank(b);
+    if (rest_m < rest) {
+      rest = rest_m;
+      mir = !mir;
+    }
+  }
+  if (mirrored) *mirrored = mir;
+  return static_cast<std::uint64_t>(groups_[0].full_to_reduced[f]) * rest_size_ + rest;
+}
+
+bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
+  const Group& f = groups_[0];
+  const std::uint64_t full = f.reduced_to_full[i / rest_size_];
+  std::uint64_t rest = i % rest_size_;
+  std::uint64_t digits[kMaxPieces];
+  for (std::size_t g = groups_.size() - 1; g >= 1; --g) {
+    digits[g] = rest % groups_[g].count;
+    rest /= groups_[g].count;
+  }
+  std::uint64_t occ[2] = {0, 0};
+  bool ok = group_place(f, full, sq, occ);
+  for (std::size_t g = 1; g < groups_.size(); ++g) ok &= group_place(groups_[g], digits[g], sq, occ);
+  if (!ok) return false;
+  // A symmetric first group: only the orientation with the smaller rest is canonical.
+  std::uint8_t m[kMaxPieces];
+  mirror_all(sq, m);
+  if (first_full(m) == full && rest_rank(m) < i % rest_size_) return false;
+  return true;
+}
+
+bool Indexer::symmetric(const std::uint8_t* sq) const {
+  // Piece by piece kind (a royal group mixes kings and defenders, so comparing a group's squares
+  // as one set would call K f7 + G d7 symmetric).
+  Board b{};
+  for (int i = 0; i < n_; ++i) b[sq[i]] = code(slots_[i].type, slots_[i].color);
+  for (int i = 0; i < n_; ++i)
+    if (b[mirror(sq[i])] != b[sq[i]]) return false;
+  return true;
+}
+
+std::string Indexer::scheme() const {
+  std::string s;
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const Group& g = groups_[i];
+    if (i) s += " x ";
+    if (g.kind == Kind::royal_pair) {
+      s += "kings";
+    } else {
+      const Slot& sl = slots_[g.slots[0]];
+      for (int k = 0; k < g.k; ++k) s += piece_letter(sl.type, sl.color);
+      s += g.kind == Kind::relative ? fmt::format("/free{}", kSquares - g.before)
+                                    : fmt::format("/{}", g.allowed.size());
+    }
+    s += fmt::format("({}{})", g.count, i == 0 ? ", mirror-reduced" : "");
+  }
+  return s;
+}
+
+}  // namespace retra::xiangqi
