@@ -215,15 +215,25 @@ requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename
               }
           }
           if (!fixed) {
-            const int legal = g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
-              if (!m.converts) {
-                ++a.quiet;
-                return;
-              }
+            auto conversion = [&](const Child<typename G::SegmentId>& m) {
               if constexpr (requires { lower.prefetch(m.segment, m.index); })
                 if (opt.tuning.prefetch) lower.prefetch(m.segment, m.index);
               conv.push_back({m.segment, m.index, m.gain, static_cast<std::uint32_t>(k)});
-            });
+            };
+            int legal;
+            if constexpr (HasConversions<G>) {
+              // Non-converting moves are only counted: no need to rank their children.
+              const MoveCount mc = g.for_each_conversion(seg, p, conversion);
+              legal = mc.legal;
+              a.quiet = mc.quiet;
+            } else {
+              legal = g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
+                if (m.converts)
+                  conversion(m);
+                else
+                  ++a.quiet;
+              });
+            }
             if (legal == 0) a.fixed = g.no_move_value(seg, p);
           }
           if (first + k + 1 < end) g.next(seg, p);

@@ -94,9 +94,17 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
       }
     }
     int best = kNoExit;
-    const int legal = g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& c) {
-      if (c.converts) best = std::max(best, c.gain - static_cast<int>(lower(c.segment, c.index)));
-    });
+    auto conversion = [&](const Child<typename G::SegmentId>& c) {
+      best = std::max(best, c.gain - static_cast<int>(lower(c.segment, c.index)));
+    };
+    int legal;
+    if constexpr (HasConversions<G>) {
+      legal = g.for_each_conversion(seg, p, conversion).legal;
+    } else {
+      legal = g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& c) {
+        if (c.converts) conversion(c);
+      });
+    }
     if (legal == 0) best = g.no_move_value(seg, p);
     exits[i] = static_cast<std::int8_t>(best);
     return std::uint64_t{0};

@@ -87,12 +87,12 @@ TEST(XiangqiRules, FlyingGeneralAndChecks) {
   EXPECT_TRUE(kings_facing(fen("4k4/9/9/9/9/9/9/9/9/4K4 w")));
   EXPECT_FALSE(kings_facing(fen("4k4/9/9/9/4P4/9/9/9/9/4K4 w")));
   EXPECT_TRUE(can_capture_king(fen("4k4/9/9/9/9/9/9/9/9/4K4 b"), black));
-  EXPECT_TRUE(in_check(fen("4k4/9/9/9/9/9/9/9/4R4/3K5 b"), black));   // rook on the file
-  EXPECT_FALSE(in_check(fen("4k4/9/9/9/9/9/9/9/4C4/3K5 b"), black));  // cannon without screen
-  EXPECT_TRUE(in_check(fen("4k4/9/9/9/4p4/9/9/9/4C4/3K5 b"), black)); // with a screen
-  EXPECT_TRUE(in_check(fen("4k4/9/3N5/9/9/9/9/9/9/3K5 b"), black));   // knight d7 -> e9
-  EXPECT_FALSE(in_check(fen("4k4/3R5/3N5/9/9/9/9/9/9/3K5 b"), black)); // leg d8 blocked
-  EXPECT_TRUE(in_check(fen("3Pk4/9/9/9/9/9/9/9/9/3K5 b"), black));    // pawn beside the king
+  EXPECT_TRUE(in_check(fen("4k4/9/9/9/9/9/9/9/4R4/3K5 b"), black));     // rook on the file
+  EXPECT_FALSE(in_check(fen("4k4/9/9/9/9/9/9/9/4C4/3K5 b"), black));    // cannon without screen
+  EXPECT_TRUE(in_check(fen("4k4/9/9/9/4p4/9/9/9/4C4/3K5 b"), black));   // with a screen
+  EXPECT_TRUE(in_check(fen("4k4/9/3N5/9/9/9/9/9/9/3K5 b"), black));     // knight d7 -> e9
+  EXPECT_FALSE(in_check(fen("4k4/3R5/3N5/9/9/9/9/9/9/3K5 b"), black));  // leg d8 blocked
+  EXPECT_TRUE(in_check(fen("3Pk4/9/9/9/9/9/9/9/9/3K5 b"), black));      // pawn beside the king
 }
 
 TEST(XiangqiRules, PerftFromHandCheckedPositions) {
@@ -134,9 +134,9 @@ TEST(XiangqiFen, ClearErrors) {
   err("4k4/9/9/9/9/9/9/9/9/3K4 w", "rank 0 has 8 files");
   err("4k4/9/9/9/9/9/9/9/9/3Q5 w", "unknown piece letter 'Q'");
   err("9/9/9/9/9/9/9/9/9/3K5 w", "black has 0 kings");
-  err("4k4/9/9/9/9/9/9/9/9/K8 w", "cannot stand on a0");       // king outside the palace
-  err("4k4/9/9/9/9/9/9/1P7/9/3K5 w", "cannot stand on b2");    // no red pawn there
-  err("4k4/9/9/9/4B4/9/9/9/9/3K5 w", "cannot stand on e5");    // minister over the river
+  err("4k4/9/9/9/9/9/9/9/9/K8 w", "cannot stand on a0");     // king outside the palace
+  err("4k4/9/9/9/9/9/9/1P7/9/3K5 w", "cannot stand on b2");  // no red pawn there
+  err("4k4/9/9/9/4B4/9/9/9/9/3K5 w", "cannot stand on e5");  // minister over the river
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 // decided children, every position is reported exactly as often as it has non-converting moves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
-#include <algorithm>
 #include <set>
 
 #include "retra/games/xiangqi/game.hpp"
@@ -41,8 +41,8 @@ TEST(XiangqiIndex, Table2GroupCounts) {
   // Royal groups: red king with defenders against a lone black king with a red rook, whose 90
   // placements the paper's scheme reduces; so paper_size = royal * 50 * 9.
   const std::map<std::string, std::uint64_t> royal = {
-      {"K", 9},      {"KG", 40},    {"KGG", 70},    {"KM", 62},     {"KMM", 183},
-      {"KGM", 275},  {"KGMM", 810}, {"KGGM", 480},  {"KGGMM", 1410}};
+      {"K", 9},     {"KG", 40},    {"KGG", 70},   {"KM", 62},     {"KMM", 183},
+      {"KGM", 275}, {"KGMM", 810}, {"KGGM", 480}, {"KGGMM", 1410}};
   for (const auto& [group, count] : royal) {
     std::string name = "KR" + group.substr(1) + "K";
     const auto g = game_of(name);
@@ -71,7 +71,8 @@ TEST(XiangqiIndex, ThreePawnClassesByBruteForce) {
   for (std::size_t a = 0; a < sq.size(); ++a)
     for (std::size_t b = a + 1; b < sq.size(); ++b)
       for (std::size_t c = b + 1; c < sq.size(); ++c) {
-        std::array<int, 3> x = {sq[a], sq[b], sq[c]}, m = {mirror(sq[a]), mirror(sq[b]), mirror(sq[c])};
+        std::array<int, 3> x = {sq[a], sq[b], sq[c]},
+                           m = {mirror(sq[a]), mirror(sq[b]), mirror(sq[c])};
         std::sort(m.begin(), m.end());
         classes.insert(std::min(x, m));
       }
@@ -189,12 +190,14 @@ void check_unmoves(const std::string& name) {
                     << " non-converting moves, reported " << reports[i] << " times";
     }
   for (const auto& [i, n] : reports)
-    if (!moves.count(i) && ++wrong <= 5) ADD_FAILURE() << name << " index " << i << " reported but has no move";
+    if (!moves.count(i) && ++wrong <= 5)
+      ADD_FAILURE() << name << " index " << i << " reported but has no move";
   EXPECT_EQ(wrong, 0u) << name;
 }
 
 TEST(XiangqiUnmoves, EveryMoveIsReportedOnce) {
-  for (const char* name : {"KRK", "KCK", "KPK", "KNK", "KRKG", "KPGK", "KP(5)K"}) check_unmoves(name);
+  for (const char* name : {"KRK", "KCK", "KPK", "KNK", "KRKG", "KPGK", "KP(5)K"})
+    check_unmoves(name);
 }
 
 }  // namespace

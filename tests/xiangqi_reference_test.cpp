@@ -96,8 +96,10 @@ class Reference {
         c[m.to] = c[m.from];
         c[m.from] = 0;
         auto it = id_.find(key(c, opposite(nd.side)));
-        if (it != id_.end()) kids[i].push_back(it->second);
-        else fixed[i].push_back(can_capture_king(c, opposite(nd.side)) ? 1 : 0);
+        if (it != id_.end())
+          kids[i].push_back(it->second);
+        else
+          fixed[i].push_back(can_capture_king(c, opposite(nd.side)) ? 1 : 0);
       });
     }
     // Pass t decides the positions whose value is t: a win when some child is a loss decided at

@@ -15,12 +15,10 @@ struct Row {
 };
 
 TEST(XiangqiSpec, AppendixARowsExactly) {
-  const Row rows[] = {{"KRK", 4050, 3600, 1116, 0, 54, 4},
-                      {"KCK", 4050, 3600, 1116, 2484, 2484, -1},
-                      {"KPK", 2511, 2214, 684, 216, 273, 20},
-                      {"KPGK", 11160, 9738, 2640, 1021, 1299, 22},
-                      {"KCGKG", 80000, 68812, 16476, 0, 1738, 28},
-                      {"KNNK", 165645, 155340, 45030, 0, 0, 14}};
+  const Row rows[] = {
+      {"KRK", 4050, 3600, 1116, 0, 54, 4},         {"KCK", 4050, 3600, 1116, 2484, 2484, -1},
+      {"KPK", 2511, 2214, 684, 216, 273, 20},      {"KPGK", 11160, 9738, 2640, 1021, 1299, 22},
+      {"KCGKG", 80000, 68812, 16476, 0, 1738, 28}, {"KNNK", 165645, 155340, 45030, 0, 0, 14}};
   test::TempDir dir;
   BuildOptions opt;
   for (const Row& r : rows) opt.endgames.push_back(r.name);
@@ -40,8 +38,10 @@ TEST(XiangqiSpec, AppendixARowsExactly) {
     EXPECT_EQ(st["kfk"], r.kfk) << r.name;
     EXPECT_EQ(st["draws"][0], r.draws_red) << r.name;
     EXPECT_EQ(st["draws"][1], r.draws_black) << r.name;
-    if (r.max_dtm < 0) EXPECT_TRUE(st["max_dtm_plies"].is_null()) << r.name;
-    else EXPECT_EQ(st["max_dtm_plies"], r.max_dtm) << r.name;
+    if (r.max_dtm < 0)
+      EXPECT_TRUE(st["max_dtm_plies"].is_null()) << r.name;
+    else
+      EXPECT_EQ(st["max_dtm_plies"], r.max_dtm) << r.name;
     // Per side, the histogram covers every valid position once.
     for (const char* side : {"red", "black"}) {
       std::uint64_t sum = 0;

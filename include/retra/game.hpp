@@ -20,6 +20,9 @@
 // OPTIONAL
 //   for_each_quiet_child(s, p, f)  f(child_index) for the non-converting moves only, cheaper than
 //                                  for_each_move when the kernel needs only those.
+//   for_each_conversion(s, p, f)   f(const Child&) for the converting moves only; returns
+//                                  MoveCount{legal, quiet}. Kernels that only count the
+//                                  non-converting moves (initialization) skip ranking them.
 //   for_each_unmove(s, q, f)       f(parent_index, parent) for every (parent, move) pair inside
 //   segment s
 //                                  whose non-converting move leads to q: the predecessors. Needed
@@ -62,6 +65,11 @@ struct Child {
   bool converts;        // the move leaves the segment
 };
 
+struct MoveCount {
+  int legal = 0;  // all legal moves
+  int quiet = 0;  // the non-converting ones
+};
+
 namespace archetype {
 template <class SegmentId>
 struct ChildSink {
@@ -95,6 +103,14 @@ template <class G>
 concept HasQuietChildren = Game<G> &&
     requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
   g.for_each_quiet_child(s, cp, archetype::IndexSink{});
+};
+
+template <class G>
+concept HasConversions = Game<G> &&
+    requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
+  {
+    g.for_each_conversion(s, cp, archetype::ChildSink<typename G::SegmentId>{})
+    } -> std::same_as<MoveCount>;
 };
 
 template <class G>

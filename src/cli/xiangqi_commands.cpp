@@ -44,17 +44,17 @@ nlohmann::json report_json(const EndgameReport& r) {
 std::string report_row(const EndgameReport& r) {
   const auto& st = r.stats;
   auto pair = [&](const char* k) {
-    return st.contains(k) ? fmt::format("{}/{}", st[k][0].get<std::uint64_t>(), st[k][1].get<std::uint64_t>())
-                          : std::string("-");
+    return st.contains(k)
+               ? fmt::format("{}/{}", st[k][0].get<std::uint64_t>(), st[k][1].get<std::uint64_t>())
+               : std::string("-");
   };
-  return fmt::format("{:<12} {:>11} {:>11} {:>11} {:>13} {:>5} {:>8.2f} {:>10}  {}{}", r.name,
-                     r.index_size, r.paper_index_size, st.value("valid_positions", 0ull),
-                     pair("draws"),
-                     st.contains("max_dtm_plies") && !st["max_dtm_plies"].is_null()
-                         ? std::to_string(st["max_dtm_plies"].get<int>())
-                         : "-",
-                     r.seconds, format_bytes(r.file_bytes), r.metric,
-                     r.skipped ? " (already built)" : "");
+  return fmt::format(
+      "{:<12} {:>11} {:>11} {:>11} {:>13} {:>5} {:>8.2f} {:>10}  {}{}", r.name, r.index_size,
+      r.paper_index_size, st.value("valid_positions", 0ull), pair("draws"),
+      st.contains("max_dtm_plies") && !st["max_dtm_plies"].is_null()
+          ? std::to_string(st["max_dtm_plies"].get<int>())
+          : "-",
+      r.seconds, format_bytes(r.file_bytes), r.metric, r.skipped ? " (already built)" : "");
 }
 
 int run_build(const Common& c, const BuildArgs& a) {
@@ -89,16 +89,17 @@ int run_build(const Common& c, const BuildArgs& a) {
   bo.progress = &progress;
   nlohmann::json plan_json;
   bo.on_plan = [&](const MemoryPlan& p) {
-    plan_json = {{"peak_bytes", p.peak_bytes}, {"peak_segment", p.peak_segment},
-                 {"limit_bytes", p.limit}};
+    plan_json = {
+        {"peak_bytes", p.peak_bytes}, {"peak_segment", p.peak_segment}, {"limit_bytes", p.limit}};
     if (c.json) return;
-    bar.println(fmt::format("building {} xiangqi endgame(s) and their supporting endgames into {} "
-                            "with {} thread(s)",
-                            bo.endgames.size(), bo.db.string(), bo.threads));
+    bar.println(
+        fmt::format("building {} xiangqi endgame(s) and their supporting endgames into {} "
+                    "with {} thread(s)",
+                    bo.endgames.size(), bo.db.string(), bo.threads));
     bar.println(p.summary());
-    bar.println(fmt::format("{:<12} {:>11} {:>11} {:>11} {:>13} {:>5} {:>8} {:>10}  {}",
-                            "endgame", "index", "paper", "valid", "draws r/b", "dtm", "seconds",
-                            "on disk", "metric"));
+    bar.println(fmt::format("{:<12} {:>11} {:>11} {:>11} {:>13} {:>5} {:>8} {:>10}  {}", "endgame",
+                            "index", "paper", "valid", "draws r/b", "dtm", "seconds", "on disk",
+                            "metric"));
   };
   if (!c.json) bo.on_endgame = [&](const EndgameReport& r) { bar.println(report_row(r)); };
   const auto t0 = std::chrono::steady_clock::now();
@@ -126,10 +127,10 @@ int run_build(const Common& c, const BuildArgs& a) {
                 {"seconds", total},
                 {"peak_rss_bytes", peak_rss_bytes()}});
   } else {
-    bar.println(fmt::format("total: {} endgames, index {} entries per side (paper's scheme: {}), "
-                            "{} on disk, {:.2f} s, peak RSS {}",
-                            res->size(), index, paper, format_bytes(bytes), total,
-                            format_bytes(peak_rss_bytes())));
+    bar.println(fmt::format(
+        "total: {} endgames, index {} entries per side (paper's scheme: {}), "
+        "{} on disk, {:.2f} s, peak RSS {}",
+        res->size(), index, paper, format_bytes(bytes), total, format_bytes(peak_rss_bytes())));
   }
   return kOk;
 }
@@ -183,8 +184,8 @@ int probe_cmd(const Common& c, const Database& db, const std::string& fen) {
     return kOk;
   }
   std::cout << fmt::format("position {}\nendgame  {} ({} to move, index {})\nvalue    {} ({})\n",
-                           r->fen, r->endgame, r->side == red ? "red" : "black", r->index,
-                           r->value, describe(r->value, r->metric));
+                           r->fen, r->endgame, r->side == red ? "red" : "black", r->index, r->value,
+                           describe(r->value, r->metric));
   for (const auto& m : r->moves)
     std::cout << fmt::format("  {:<10} {:>4}  {}\n", m.move, m.value, describe(m.value, r->metric));
   std::string best;
@@ -207,7 +208,7 @@ int verify_cmd(const Common& c, const Database& db) {
     segs.push_back({{"endgame", s.name}, {"entries", s.positions}, {"seconds", s.seconds}});
   }
   if (c.json) {
-    nlohmann::json j = {{"ok", rep->ok}, {"game", "xiangqi"}, {"db", c.db.string()},
+    nlohmann::json j = {{"ok", rep->ok},    {"game", "xiangqi"},    {"db", c.db.string()},
                         {"endgames", segs}, {"entries", positions}, {"seconds", rep->seconds}};
     if (rep->failure) {
       const auto& f = *rep->failure;
@@ -222,9 +223,10 @@ int verify_cmd(const Common& c, const Database& db) {
       std::cout << fmt::format("ok  {:<12} {:>11} entries  {:.2f} s\n", s.name, s.positions,
                                s.seconds);
     if (rep->ok)
-      std::cout << fmt::format("verified {} endgames, {} entries: every checksum and value "
-                               "correct ({:.2f} s)\n",
-                               rep->segments.size(), positions, rep->seconds);
+      std::cout << fmt::format(
+          "verified {} endgames, {} entries: every checksum and value "
+          "correct ({:.2f} s)\n",
+          rep->segments.size(), positions, rep->seconds);
   }
   if (!rep->ok) {
     std::cerr << "retra: verify FAILED: " << rep->failure->message << std::endl;
@@ -254,14 +256,13 @@ int stats_cmd(const Common& c, const Database& db, const std::optional<std::stri
     auto pair = [&](const char* k) {
       return fmt::format("{}/{}", st[k][0].get<std::uint64_t>(), st[k][1].get<std::uint64_t>());
     };
-    std::cout << fmt::format("{:<12} {:>11} {:>11} {:>9} {:>15} {:>15} {:>15} {:>15} {:>5}\n",
-                             rec.name, st["index_size"].get<std::uint64_t>(),
-                             st["valid_positions"].get<std::uint64_t>(),
-                             st["kfk"].get<std::uint64_t>(), pair("okic"), pair("checkmate"),
-                             pair("stalemate"), pair("draws"),
-                             st["max_dtm_plies"].is_null()
-                                 ? std::string("-")
-                                 : std::to_string(st["max_dtm_plies"].get<int>()));
+    std::cout << fmt::format(
+        "{:<12} {:>11} {:>11} {:>9} {:>15} {:>15} {:>15} {:>15} {:>5}\n", rec.name,
+        st["index_size"].get<std::uint64_t>(), st["valid_positions"].get<std::uint64_t>(),
+        st["kfk"].get<std::uint64_t>(), pair("okic"), pair("checkmate"), pair("stalemate"),
+        pair("draws"),
+        st["max_dtm_plies"].is_null() ? std::string("-")
+                                      : std::to_string(st["max_dtm_plies"].get<int>()));
   }
   if (c.json) print_json({{"ok", true}, {"game", "xiangqi"}, {"endgames", all}});
   return kOk;
@@ -273,6 +274,9 @@ extern const GameCommands kXiangqiCommands{
     "xiangqi",
     "Chinese chess endgames with one side armed: distance to mate (Fang's Table 1), hierarchies "
     "of supporting endgames, the paper's 151",
-    &add_build, &probe_cmd, &verify_cmd, &stats_cmd};
+    &add_build,
+    &probe_cmd,
+    &verify_cmd,
+    &stats_cmd};
 
 }  // namespace retra::cli

@@ -123,17 +123,36 @@ Result<FenPosition> parse_fen(std::string_view fen) {
     const char u = upper ? ch : static_cast<char>(ch - 'a' + 'A');
     PieceType t;
     switch (u) {
-      case 'K': t = king; break;
-      case 'G': case 'A': t = guard; break;
-      case 'M': case 'B': case 'E': t = minister; break;
-      case 'R': t = rook; break;
-      case 'N': case 'H': t = knight; break;
-      case 'C': t = cannon; break;
-      case 'P': t = pawn; break;
+      case 'K':
+        t = king;
+        break;
+      case 'G':
+      case 'A':
+        t = guard;
+        break;
+      case 'M':
+      case 'B':
+      case 'E':
+        t = minister;
+        break;
+      case 'R':
+        t = rook;
+        break;
+      case 'N':
+      case 'H':
+        t = knight;
+        break;
+      case 'C':
+        t = cannon;
+        break;
+      case 'P':
+        t = pawn;
+        break;
       default:
-        return bad(fmt::format("unknown piece letter '{}' (use K, G or A, M or B or E, R, N or "
-                               "H, C, P)",
-                               ch));
+        return bad(
+            fmt::format("unknown piece letter '{}' (use K, G or A, M or B or E, R, N or "
+                        "H, C, P)",
+                        ch));
     }
     if (file >= kFiles) return bad(fmt::format("rank {} has more than 9 files", rank));
     const Color c = upper ? red : black;
@@ -150,9 +169,12 @@ Result<FenPosition> parse_fen(std::string_view fen) {
   while (i < fen.size() && fen[i] == ' ') ++i;
   if (i >= fen.size()) return bad("the side to move is missing");
   const char side = fen[i];
-  if (side == 'w' || side == 'r' || side == 'W' || side == 'R') p.side = red;
-  else if (side == 'b' || side == 'B') p.side = black;
-  else return bad(fmt::format("side to move '{}' is not w, r or b", side));
+  if (side == 'w' || side == 'r' || side == 'W' || side == 'R')
+    p.side = red;
+  else if (side == 'b' || side == 'B')
+    p.side = black;
+  else
+    return bad(fmt::format("side to move '{}' is not w, r or b", side));
   static constexpr int kMax[kTypes] = {1, 2, 2, 2, 5, 2, 2};
   for (int c = 0; c < 2; ++c) {
     if (count[c][king] != 1)

@@ -77,11 +77,12 @@ nlohmann::json endgame_stats(const Game& g, int s, const std::uint8_t* values, i
       total.max_dtm = std::max(total.max_dtm, c.max_dtm);
     }
   }
-  auto pair = [](const std::uint64_t (&a)[2]) { return nlohmann::json::array({a[0], a[1]}); };
+  auto pair = [](const std::uint64_t(&a)[2]) { return nlohmann::json::array({a[0], a[1]}); };
   nlohmann::json hist = {{"red", nlohmann::json::object()}, {"black", nlohmann::json::object()}};
   for (int side = 0; side < 2; ++side)
     for (int v = 0; v < 256; ++v)
-      if (total.hist[side][v]) hist[side == 0 ? "red" : "black"][std::to_string(v)] = total.hist[side][v];
+      if (total.hist[side][v])
+        hist[side == 0 ? "red" : "black"][std::to_string(v)] = total.hist[side][v];
   const Indexer& ix = *g.endgame(s).indexer;
   return {{"index_size", half},
           {"paper_index_size", ix.paper_size()},
@@ -126,7 +127,9 @@ std::uint64_t kernel_bytes(std::uint64_t entries, int threads) {
   return 2 * entries + entries / 10 * 8 * 3 + writer;  // values, state, frontiers, writer
 }
 
-bool is_overflow(const Error& e) { return e.message().find("exceeds 254 plies") != std::string::npos; }
+bool is_overflow(const Error& e) {
+  return e.message().find("exceeds 254 plies") != std::string::npos;
+}
 
 }  // namespace
 
@@ -277,7 +280,8 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
                                      : ptr[seg].load(std::memory_order_relaxed)[index];
       }
       void prefetch(int seg, std::uint64_t index) const {
-        if (seg != Game::kArmless) __builtin_prefetch(ptr[seg].load(std::memory_order_relaxed) + index);
+        if (seg != Game::kArmless)
+          __builtin_prefetch(ptr[seg].load(std::memory_order_relaxed) + index);
       }
     } lower{ptr};
     kernels::KernelOptions ko;
@@ -304,9 +308,14 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
     *state = {};
     r.stats = endgame_stats(game, s, values->data(), threads);
     r.stats["metric"] = r.metric;
-    format::SegmentInfo info{std::string(Game::kName), std::string(kVariant),
-                             std::string(kIndexerName), std::string(kValueEncoding),
-                             eg.name, entries, 1, opt.block_entries};
+    format::SegmentInfo info{std::string(Game::kName),
+                             std::string(kVariant),
+                             std::string(kIndexerName),
+                             std::string(kValueEncoding),
+                             eg.name,
+                             entries,
+                             1,
+                             opt.block_entries};
     auto written = format::write_segment((*db)->segment_path(eg.name), info, values->span(),
                                          {opt.zstd_level, threads});
     pool.release(threads);

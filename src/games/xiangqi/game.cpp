@@ -44,8 +44,8 @@ Result<std::shared_ptr<const Game>> Game::closure(const std::vector<Material>& t
                                "unless the kings face each other",
                                m.name()));
     if (m.pieces() > kMaxPieces)
-      return Error(Errc::invalid_argument, fmt::format("endgame {} has more than {} pieces",
-                                                       m.name(), kMaxPieces));
+      return Error(Errc::invalid_argument,
+                   fmt::format("endgame {} has more than {} pieces", m.name(), kMaxPieces));
     visit(m);
   }
   auto g = std::make_shared<Game>();
@@ -70,11 +70,11 @@ Result<std::shared_ptr<const Game>> Game::closure(const std::vector<Material>& t
       e.capture_target[i] = w.armless() ? kArmless : g->by_name_.at(w.name());
       if (s.type == pawn && s.level >= 0) {
         const int next = s.color == red ? s.level + 1 : s.level - 1;
-        e.advance_target[i] =
-            next >= 0 && next < kRanks
-                ? g->by_name_.at(advanced(e.material, s.color, s.level,
-                                          static_cast<std::int8_t>(next)).name())
-                : -1;  // a pawn on the last rank only moves sideways
+        e.advance_target[i] = next >= 0 && next < kRanks
+                                  ? g->by_name_.at(advanced(e.material, s.color, s.level,
+                                                            static_cast<std::int8_t>(next))
+                                                       .name())
+                                  : -1;  // a pawn on the last rank only moves sideways
       }
     }
   }
@@ -104,9 +104,9 @@ Position Game::unrank(int s, std::uint64_t i) const {
   return p;
 }
 
-std::uint64_t Game::rank_mirrored(int s, const Position& p, bool* mirrored) const {
+std::uint64_t Game::rank_mirrored(int s, const Position& p, bool* mirrored, bool* symmetric) const {
   const Indexer& ix = *eg_[s].indexer;
-  return (p.side == black ? ix.size() : 0) + ix.rank(p.sq.data(), mirrored);
+  return (p.side == black ? ix.size() : 0) + ix.rank(p.sq.data(), mirrored, symmetric);
 }
 
 bool Game::next(int s, Position& p) const {

@@ -58,7 +58,8 @@ inline int occupied_below(const std::uint64_t occ[2], int sq) {
 std::vector<std::uint8_t> squares_where(PieceType t, Color c, std::int8_t level) {
   std::vector<std::uint8_t> v;
   for (int s = 0; s < kSquares; ++s)
-    if (allowed(t, c, s) && (level < 0 || rank_of(s) == level)) v.push_back(static_cast<std::uint8_t>(s));
+    if (allowed(t, c, s) && (level < 0 || rank_of(s) == level))
+      v.push_back(static_cast<std::uint8_t>(s));
   return v;
 }
 
@@ -66,8 +67,10 @@ std::vector<std::uint8_t> squares_where(PieceType t, Color c, std::int8_t level)
 std::uint64_t symmetric_subsets(const std::vector<std::uint8_t>& squares, int k) {
   int centre = 0, pairs = 0;
   for (auto s : squares) {
-    if (mirror(s) == s) ++centre;
-    else if (mirror(s) > s) ++pairs;
+    if (mirror(s) == s)
+      ++centre;
+    else if (mirror(s) > s)
+      ++pairs;
   }
   std::uint64_t n = 0;
   for (int p = 0; 2 * p <= k; ++p) n += kBinom.c[pairs][p] * kBinom.c[centre][k - 2 * p];
@@ -89,6 +92,14 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
     const auto kp = squares_where(king, Color(c), -1), gp = squares_where(guard, Color(c), -1),
                mp = squares_where(minister, Color(c), -1);
     const std::uint64_t gn = kBinom.c[gp.size()][R.g], mn = kBinom.c[mp.size()][R.m];
+    R.gn = gn;
+    R.mn = mn;
+    R.kpt.fill(-1);
+    R.gpt.fill(-1);
+    R.mpt.fill(-1);
+    for (std::size_t i = 0; i < kp.size(); ++i) R.kpt[kp[i]] = static_cast<std::int8_t>(i);
+    for (std::size_t i = 0; i < gp.size(); ++i) R.gpt[gp[i]] = static_cast<std::int8_t>(i);
+    for (std::size_t i = 0; i < mp.size(); ++i) R.mpt[mp[i]] = static_cast<std::int8_t>(i);
     R.key_to_id.assign(kp.size() * gn * mn, -1);
     std::vector<std::uint64_t> keys;
     for (std::size_t ki = 0; ki < kp.size(); ++ki)
@@ -113,7 +124,8 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
     R.mirror_id.resize(R.squares.size());
     for (std::size_t id = 0; id < R.squares.size(); ++id) {
       std::uint8_t ms[5];
-      for (int i = 0; i < 1 + R.g + R.m; ++i) ms[i] = static_cast<std::uint8_t>(mirror(R.squares[id][i]));
+      for (int i = 0; i < 1 + R.g + R.m; ++i)
+        ms[i] = static_cast<std::uint8_t>(mirror(R.squares[id][i]));
       R.mirror_id[id] = royal_id(c, ms);
     }
   }
@@ -132,7 +144,8 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
       royal_slots.push_back(s);
       continue;
     }
-    if (!atts.empty() && atts.back().t == sl.type && slots_[atts.back().slots[0]].color == sl.color &&
+    if (!atts.empty() && atts.back().t == sl.type &&
+        slots_[atts.back().slots[0]].color == sl.color &&
         slots_[atts.back().slots[0]].level == sl.level) {
       atts.back().slots.push_back(s);
       continue;
@@ -147,7 +160,8 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
     g.slots = a.slots;
     g.allowed = a.allowed;
     g.where.fill(-1);
-    for (std::size_t i = 0; i < g.allowed.size(); ++i) g.where[g.allowed[i]] = static_cast<std::int16_t>(i);
+    for (std::size_t i = 0; i < g.allowed.size(); ++i)
+      g.where[g.allowed[i]] = static_cast<std::int16_t>(i);
     g.k = static_cast<int>(a.slots.size());
     g.full = g.count = kBinom.c[g.allowed.size()][g.k];
     return g;
@@ -236,27 +250,20 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
 
 std::uint32_t Indexer::royal_id(int c, const std::uint8_t* sq) const {
   const Royal& R = royal_[c];
-  const int rb = c == red ? 0 : 7;
-  const int ki = (rank_of(sq[0]) - rb) * 3 + (file_of(sq[0]) - 3);
-  int gx[2], mx[2];
-  // Guard and minister points in their allowed order (ascending squares).
-  static const auto points = [] {
-    std::array<std::array<std::array<std::int8_t, kSquares>, 2>, 2> p{};
-    for (int col = 0; col < 2; ++col) {
-      int gi = 0, mi = 0;
-      for (int s = 0; s < kSquares; ++s) {
-        p[col][0][s] = static_cast<std::int8_t>(allowed(guard, Color(col), s) ? gi++ : -1);
-        p[col][1][s] = static_cast<std::int8_t>(allowed(minister, Color(col), s) ? mi++ : -1);
-      }
-    }
-    return p;
-  }();
-  for (int i = 0; i < R.g; ++i) gx[i] = points[c][0][sq[1 + i]];
-  for (int i = 0; i < R.m; ++i) mx[i] = points[c][1][sq[1 + R.g + i]];
-  sort_small(gx, R.g);
-  sort_small(mx, R.m);
-  const std::uint64_t gn = kBinom.c[5][R.g], mn = kBinom.c[7][R.m];
-  const std::int32_t id = R.key_to_id[(ki * gn + colex_rank(gx, R.g)) * mn + colex_rank(mx, R.m)];
+  // At most two guards and two ministers: their colex ranks without a sort.
+  auto pair_rank = [](int a, int b) { return a < b ? b * (b - 1) / 2 + a : a * (a - 1) / 2 + b; };
+  std::uint64_t gr = 0, mr = 0;
+  if (R.g == 1)
+    gr = static_cast<std::uint64_t>(R.gpt[sq[1]]);
+  else if (R.g == 2)
+    gr = static_cast<std::uint64_t>(pair_rank(R.gpt[sq[1]], R.gpt[sq[2]]));
+  const std::uint8_t* ms = sq + 1 + R.g;
+  if (R.m == 1)
+    mr = static_cast<std::uint64_t>(R.mpt[ms[0]]);
+  else if (R.m == 2)
+    mr = static_cast<std::uint64_t>(pair_rank(R.mpt[ms[0]], R.mpt[ms[1]]));
+  const std::int32_t id =
+      R.key_to_id[(static_cast<std::uint64_t>(R.kpt[sq[0]]) * R.gn + gr) * R.mn + mr];
   assert(id >= 0);
   return static_cast<std::uint32_t>(id);
 }
@@ -320,19 +327,21 @@ bool Indexer::group_place(const Group& g, std::uint64_t r, std::uint8_t* sq,
       return ok;
     case Kind::relative: {
       colex_unrank(r, g.k, kSquares - g.before, x);
-      // The x[i]-th free square, ascending: walk the board once.
-      int s = 0, free_seen = 0;
+      // The x[i]-th free square: select a set bit of the free mask.
+      const std::uint64_t free_lo = ~occ[0], free_hi = ~occ[1] & ((1ull << (kSquares - 64)) - 1);
+      const int lo_count = __builtin_popcountll(free_lo);
       for (int i = 0; i < g.k; ++i) {
-        while (true) {
-          if (!occupied(occ, s)) {
-            if (free_seen == x[i]) break;
-            ++free_seen;
-          }
-          ++s;
-        }
-        sq[g.slots[i]] = static_cast<std::uint8_t>(s);
-        ++free_seen;
-        ++s;
+        const bool high = x[i] >= lo_count;
+        const std::uint64_t word = high ? free_hi : free_lo;
+        const int nth = high ? x[i] - lo_count : x[i];
+#ifdef __BMI2__
+        const int bit = __builtin_ctzll(__builtin_ia32_pdep_di(1ull << nth, word));
+#else
+        std::uint64_t w = word;
+        for (int k = 0; k < nth; ++k) w &= w - 1;
+        const int bit = __builtin_ctzll(w);
+#endif
+        sq[g.slots[i]] = static_cast<std::uint8_t>(bit + (high ? 64 : 0));
       }
       for (int i = 0; i < g.k; ++i) occupy(occ, sq[g.slots[i]]);
       return true;
@@ -358,30 +367,43 @@ std::uint64_t Indexer::rest_rank(const std::uint8_t* sq) const {
   return r;
 }
 
-std::uint64_t Indexer::rank(const std::uint8_t* sq_in, bool* mirrored) const {
-  std::uint8_t a[kMaxPieces], b[kMaxPieces];
-  std::copy(sq_in, sq_in + n_, a);
-  mirror_all(a, b);
-  std::uint64_t f = first_full(a);
-  const std::uint64_t fm = first_full(b);
-  const bool symmetric_first = f == fm;
-  bool mir = false;
-  if (fm < f) {
-    std::swap_ranges(a, a + n_, b);  // a: the representative orientation, b: its mirror
-    f = fm;
-    mir = true;
+std::uint64_t Indexer::rank(const std::uint8_t* sq_in, bool* mirrored, bool* symmetric) const {
+  const Group& first = groups_[0];
+  const std::uint64_t f = first_full(sq_in);
+  // The mirror image's first-group rank: by table for the royal pair, else from mirrored squares.
+  std::uint8_t m[kMaxPieces];
+  bool have_m = false;
+  std::uint64_t fm;
+  if (first.kind == Kind::royal_pair) {
+    const std::uint64_t nb = royal_[1].squares.size();
+    fm = royal_[0].mirror_id[f / nb] * nb + royal_[1].mirror_id[f % nb];
+  } else {
+    mirror_all(sq_in, m);
+    have_m = true;
+    fm = first_full(m);
   }
-  std::uint64_t rest = rest_rank(a);
-  if (symmetric_first) {
+  bool mir = false, sym = false;
+  std::uint64_t rest;
+  if (fm == f) {
     // The first group is its own mirror image: the rest decides the orientation.
-    const std::uint64_t rest_m = rest_rank(b);
+    if (!have_m) mirror_all(sq_in, m);
+    rest = rest_rank(sq_in);
+    const std::uint64_t rest_m = rest_rank(m);
+    sym = rest_m == rest;
     if (rest_m < rest) {
       rest = rest_m;
-      mir = !mir;
+      mir = true;
     }
+  } else if (fm < f) {
+    if (!have_m) mirror_all(sq_in, m);
+    rest = rest_rank(m);
+    mir = true;
+  } else {
+    rest = rest_rank(sq_in);
   }
   if (mirrored) *mirrored = mir;
-  return static_cast<std::uint64_t>(groups_[0].full_to_reduced[f]) * rest_size_ + rest;
+  if (symmetric) *symmetric = sym;
+  return static_cast<std::uint64_t>(first.full_to_reduced[std::min(f, fm)]) * rest_size_ + rest;
 }
 
 bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
@@ -395,7 +417,8 @@ bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
   }
   std::uint64_t occ[2] = {0, 0};
   bool ok = group_place(f, full, sq, occ);
-  for (std::size_t g = 1; g < groups_.size(); ++g) ok &= group_place(groups_[g], digits[g], sq, occ);
+  for (std::size_t g = 1; g < groups_.size(); ++g)
+    ok &= group_place(groups_[g], digits[g], sq, occ);
   if (!ok) return false;
   // A symmetric first group: only the orientation with the smaller rest is canonical.
   std::uint8_t m[kMaxPieces];

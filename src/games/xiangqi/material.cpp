@@ -47,14 +47,33 @@ Result<Material> parse_material(std::string_view name) {
     const char u = ch >= 'a' && ch <= 'z' ? static_cast<char>(ch - 'a' + 'A') : ch;
     PieceType t;
     switch (u) {
-      case 'K': t = king; break;
-      case 'R': t = rook; break;
-      case 'N': case 'H': t = knight; break;
-      case 'C': t = cannon; break;
-      case 'P': t = pawn; break;
-      case 'G': case 'A': t = guard; break;
-      case 'M': case 'B': case 'E': t = minister; break;
-      default: return bad(fmt::format("unknown piece letter '{}'", ch));
+      case 'K':
+        t = king;
+        break;
+      case 'R':
+        t = rook;
+        break;
+      case 'N':
+      case 'H':
+        t = knight;
+        break;
+      case 'C':
+        t = cannon;
+        break;
+      case 'P':
+        t = pawn;
+        break;
+      case 'G':
+      case 'A':
+        t = guard;
+        break;
+      case 'M':
+      case 'B':
+      case 'E':
+        t = minister;
+        break;
+      default:
+        return bad(fmt::format("unknown piece letter '{}'", ch));
     }
     if (t == king) {
       if (++side > 1) return bad("more than two kings");
@@ -76,8 +95,8 @@ Result<Material> parse_material(std::string_view name) {
       bool possible = false;
       for (int f = 0; f < kFiles; ++f) possible |= allowed(pawn, c, square(f, level));
       if (!possible)
-        return bad(fmt::format("a {} pawn never stands on rank {}", c == red ? "red" : "black",
-                               level));
+        return bad(
+            fmt::format("a {} pawn never stands on rank {}", c == red ? "red" : "black", level));
       m.levels[c].push_back(static_cast<std::int8_t>(level));
       i = close;
     }
@@ -87,13 +106,15 @@ Result<Material> parse_material(std::string_view name) {
   // rank would belong to the endgame twice; so a side pins all its pawns or none.
   for (int c = 0; c < 2; ++c)
     if (!m.levels[c].empty() && static_cast<int>(m.levels[c].size()) != m.count[c][pawn])
-      return bad(fmt::format("{} pins some pawns but not all; pin every pawn of a side (e.g. "
-                             "KP(5)P(6)K) or none",
-                             c == 0 ? "Red" : "Black"));
+      return bad(
+          fmt::format("{} pins some pawns but not all; pin every pawn of a side (e.g. "
+                      "KP(5)P(6)K) or none",
+                      c == 0 ? "Red" : "Black"));
   for (auto& l : m.levels) std::sort(l.begin(), l.end());
   if (m.armless())
-    return bad("neither side has a rook, knight, cannon or pawn, so every position is a draw "
-               "(unless the kings face each other); there is nothing to build");
+    return bad(
+        "neither side has a rook, knight, cannon or pawn, so every position is a draw "
+        "(unless the kings face each other); there is nothing to build");
   return m;
 }
 
@@ -109,7 +130,7 @@ std::vector<Slot> layout(const Material& m) {
   for (int c = 0; c < 2; ++c) {
     const Color col = Color(c);
     v.push_back({col, king, -1});
-    for (PieceType t : {rook, knight, cannon}) 
+    for (PieceType t : {rook, knight, cannon})
       for (int i = 0; i < m.count[c][t]; ++i) v.push_back({col, t, -1});
     const int unpinned = m.count[c][pawn] - static_cast<int>(m.levels[c].size());
     for (int i = 0; i < unpinned; ++i) v.push_back({col, pawn, -1});
@@ -140,158 +161,28 @@ Material advanced(const Material& m, Color c, std::int8_t from_level, std::int8_
 
 const std::vector<std::string>& fang151() {
   static const std::vector<std::string> kList = {
-      "KRKGGMM",
-      "KRKGGM",
-      "KRKGMM",
-      "KRKGG",
-      "KRKGM",
-      "KRKMM",
-      "KRKG",
-      "KRKM",
-      "KRK",
-      "KNNKGGMM",
-      "KNNKGGM",
-      "KNNKGMM",
-      "KNNKGG",
-      "KNNKGM",
-      "KNNKMM",
-      "KNNKG",
-      "KNNKM",
-      "KNNK",
-      "KNCKGGMM",
-      "KNCKGGM",
-      "KNCKGMM",
-      "KNCKGG",
-      "KNCKGM",
-      "KNCKMM",
-      "KNCKG",
-      "KNCKM",
-      "KNCK",
-      "KNPKGGMM",
-      "KNPKGGM",
-      "KNPKGMM",
-      "KNPKGG",
-      "KNPKGM",
-      "KNPKMM",
-      "KNPKG",
-      "KNPKM",
-      "KNPK",
-      "KNKGGMM",
-      "KNKGGM",
-      "KNKGMM",
-      "KNKGG",
-      "KNKGM",
-      "KNKMM",
-      "KNKG",
-      "KNKM",
-      "KNK",
-      "KCCGKGGM",
-      "KCCGKGMM",
-      "KCCMMKMM",
-      "KCCMKGGM",
-      "KCCMKGMM",
-      "KCCKGGMM",
-      "KCCGKGG",
-      "KCCGKGM",
-      "KCCGKMM",
-      "KCCMMKM",
-      "KCCMKGG",
-      "KCCMKGM",
-      "KCCMKMM",
-      "KCCKGGM",
-      "KCCKGMM",
-      "KCCGKG",
-      "KCCGKM",
-      "KCCMMK",
-      "KCCMKG",
-      "KCCMKM",
-      "KCCKGG",
-      "KCCKGM",
-      "KCCKMM",
-      "KCCGK",
-      "KCCMK",
-      "KCCKG",
-      "KCCKM",
-      "KCCK",
-      "KCPGKGGM",
-      "KCPGKGMM",
-      "KCPMKGGM",
-      "KCPMKGMM",
-      "KCPKGGMM",
-      "KCPGKGG",
-      "KCPGKGM",
-      "KCPGKMM",
-      "KCPMKGG",
-      "KCPMKGM",
-      "KCPMKMM",
-      "KCPKGGM",
-      "KCPKGMM",
-      "KCPGKG",
-      "KCPGKM",
-      "KCPMKG",
-      "KCPMKM",
-      "KCPKGG",
-      "KCPKGM",
-      "KCPKMM",
-      "KCPGK",
-      "KCPMK",
-      "KCPKG",
-      "KCPKM",
-      "KCPK",
-      "KCGKGGM",
-      "KCGKGMM",
-      "KCMMKMM",
-      "KCMKGGM",
-      "KCMKGMM",
-      "KCKGGMM",
-      "KCGKGG",
-      "KCGKGM",
-      "KCGKMM",
-      "KCMMKM",
-      "KCMKGG",
-      "KCMKGM",
-      "KCMKMM",
-      "KCKGGM",
-      "KCKGMM",
-      "KCGKG",
-      "KCGKM",
-      "KCMMK",
-      "KCMKG",
-      "KCMKM",
-      "KCKGG",
-      "KCKGM",
-      "KCKMM",
-      "KCGK",
-      "KCMK",
-      "KCKG",
-      "KCKM",
-      "KCK",
-      "KPGKGGM",
-      "KPGKGMM",
-      "KPMKGGM",
-      "KPMKGMM",
-      "KPKGGMM",
-      "KPGKGG",
-      "KPGKGM",
-      "KPGKMM",
-      "KPMKGG",
-      "KPMKGM",
-      "KPMKMM",
-      "KPKGGM",
-      "KPKGMM",
-      "KPGKG",
-      "KPGKM",
-      "KPMKG",
-      "KPMKM",
-      "KPKGG",
-      "KPKGM",
-      "KPKMM",
-      "KPGK",
-      "KPMK",
-      "KPKG",
-      "KPKM",
-      "KPK"
-  };
+      "KRKGGMM",  "KRKGGM",   "KRKGMM",   "KRKGG",    "KRKGM",    "KRKMM",    "KRKG",
+      "KRKM",     "KRK",      "KNNKGGMM", "KNNKGGM",  "KNNKGMM",  "KNNKGG",   "KNNKGM",
+      "KNNKMM",   "KNNKG",    "KNNKM",    "KNNK",     "KNCKGGMM", "KNCKGGM",  "KNCKGMM",
+      "KNCKGG",   "KNCKGM",   "KNCKMM",   "KNCKG",    "KNCKM",    "KNCK",     "KNPKGGMM",
+      "KNPKGGM",  "KNPKGMM",  "KNPKGG",   "KNPKGM",   "KNPKMM",   "KNPKG",    "KNPKM",
+      "KNPK",     "KNKGGMM",  "KNKGGM",   "KNKGMM",   "KNKGG",    "KNKGM",    "KNKMM",
+      "KNKG",     "KNKM",     "KNK",      "KCCGKGGM", "KCCGKGMM", "KCCMMKMM", "KCCMKGGM",
+      "KCCMKGMM", "KCCKGGMM", "KCCGKGG",  "KCCGKGM",  "KCCGKMM",  "KCCMMKM",  "KCCMKGG",
+      "KCCMKGM",  "KCCMKMM",  "KCCKGGM",  "KCCKGMM",  "KCCGKG",   "KCCGKM",   "KCCMMK",
+      "KCCMKG",   "KCCMKM",   "KCCKGG",   "KCCKGM",   "KCCKMM",   "KCCGK",    "KCCMK",
+      "KCCKG",    "KCCKM",    "KCCK",     "KCPGKGGM", "KCPGKGMM", "KCPMKGGM", "KCPMKGMM",
+      "KCPKGGMM", "KCPGKGG",  "KCPGKGM",  "KCPGKMM",  "KCPMKGG",  "KCPMKGM",  "KCPMKMM",
+      "KCPKGGM",  "KCPKGMM",  "KCPGKG",   "KCPGKM",   "KCPMKG",   "KCPMKM",   "KCPKGG",
+      "KCPKGM",   "KCPKMM",   "KCPGK",    "KCPMK",    "KCPKG",    "KCPKM",    "KCPK",
+      "KCGKGGM",  "KCGKGMM",  "KCMMKMM",  "KCMKGGM",  "KCMKGMM",  "KCKGGMM",  "KCGKGG",
+      "KCGKGM",   "KCGKMM",   "KCMMKM",   "KCMKGG",   "KCMKGM",   "KCMKMM",   "KCKGGM",
+      "KCKGMM",   "KCGKG",    "KCGKM",    "KCMMK",    "KCMKG",    "KCMKM",    "KCKGG",
+      "KCKGM",    "KCKMM",    "KCGK",     "KCMK",     "KCKG",     "KCKM",     "KCK",
+      "KPGKGGM",  "KPGKGMM",  "KPMKGGM",  "KPMKGMM",  "KPKGGMM",  "KPGKGG",   "KPGKGM",
+      "KPGKMM",   "KPMKGG",   "KPMKGM",   "KPMKMM",   "KPKGGM",   "KPKGMM",   "KPGKG",
+      "KPGKM",    "KPMKG",    "KPMKM",    "KPKGG",    "KPKGM",    "KPKMM",    "KPGK",
+      "KPMK",     "KPKG",     "KPKM",     "KPK"};
   return kList;
 }
 

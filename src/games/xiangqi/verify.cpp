@@ -46,7 +46,12 @@ Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
   const Game& g = **gr;
   for (int s = 0; s < g.segments(); ++s)
     if (!db.has_segment(g.endgame(s).name))
-      return fail({g.endgame(s).name, {}, {}, {}, {}, {},
+      return fail({g.endgame(s).name,
+                   {},
+                   {},
+                   {},
+                   {},
+                   {},
                    fmt::format("endgame {} is needed by captures but is not in the database",
                                g.endgame(s).name)});
 
@@ -97,9 +102,7 @@ Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
           const int moves = g.for_each_move(s, p, [&](const Child<int>& ch) {
             const int cv = ch.segment == Game::kArmless ? static_cast<int>(ch.index)
                                                         : vals[ch.segment][ch.index];
-            const int v = dtc && ch.converts && cv != 0 ? ((cv & 1) ? 2 : 1)
-                          : cv == 0                     ? 0
-                                                        : cv + 1;
+            const int v = dtc && ch.converts && cv != 0 ? ((cv & 1) ? 2 : 1) : cv == 0 ? 0 : cv + 1;
             if (best < 0 || preference(v) > preference(best)) best = v;
           });
           want = moves == 0 ? 2 : best;
@@ -121,9 +124,10 @@ Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
       f.block = i / (*db.segment(eg.name))->info().block_entries;
       f.position = p.valid ? to_fen(g.board(s, p), p.side) : "(hole of the index)";
       f.stored = vals[s][i];
-      f.message = fmt::format("endgame {} index {} ({}): stored value {} is not what its moves "
-                              "give",
-                              eg.name, i, f.position, vals[s][i]);
+      f.message = fmt::format(
+          "endgame {} index {} ({}): stored value {} is not what its moves "
+          "give",
+          eg.name, i, f.position, vals[s][i]);
       return fail(f);
     }
     // The manifest's statistics must describe these values.
@@ -131,7 +135,12 @@ Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
     for (const char* key : {"valid_positions", "kfk", "okic", "checkmate", "stalemate", "draws",
                             "histogram", "max_dtm_plies"})
       if (stats[key] != rec->stats.value(key, nlohmann::json()))
-        return fail({eg.name, {}, {}, {}, {}, {},
+        return fail({eg.name,
+                     {},
+                     {},
+                     {},
+                     {},
+                     {},
                      fmt::format("endgame {}: statistic '{}' in the manifest differs from the "
                                  "values on disk",
                                  eg.name, key)});

@@ -47,6 +47,22 @@ struct Game {
     });
   }
 
+  // Captures only (ranked), quiet moves only counted.
+  template <class F>
+  MoveCount for_each_conversion(int stones, const Board& b, F&& f) const {
+    MoveCount mc;
+    for (int i = 0; i < kSidePits; ++i) {
+      const MoveResult m = make_move(b, i);
+      if (!m.legal()) continue;
+      ++mc.legal;
+      if (m.kind == MoveKind::quiet)
+        ++mc.quiet;
+      else
+        f(Child<int>{stones - m.captured, awari::rank(m.child), m.captured, true});
+    }
+    return mc;
+  }
+
   // Predecessors by quiet moves (the optional unmove member of the concept).
   template <class F>
   void for_each_unmove(int, const Board& q, F&& f) const {
@@ -103,6 +119,7 @@ struct Game {
 static_assert(retra::Game<Game>);
 static_assert(retra::HasQuietChildren<Game>);
 static_assert(retra::HasUnmoves<Game>);
+static_assert(retra::HasConversions<Game>);
 static_assert(retra::HasPacking<Game>);
 
 }  // namespace retra::awari

@@ -44,7 +44,7 @@ struct BuildOptions {
   std::vector<std::string> endgames;  // names; their supporting endgames are built first
   std::filesystem::path db;
   int threads = 1;
-  int jobs = 0;  // endgames built at once (0: as many as threads allow)
+  int jobs = 0;        // endgames built at once (0: as many as threads allow)
   bool force = false;  // rebuild the named endgames (supporting ones only when missing)
   int zstd_level = 3;
   std::uint32_t block_entries = format::kDefaultBlockEntries;
@@ -64,10 +64,10 @@ nlohmann::json endgame_stats(const Game& g, int s, const std::uint8_t* values, i
 // ---- probing ---------------------------------------------------------------------------------
 
 struct MoveValue {
-  std::string move;      // "Ra0-a9"
+  std::string move;  // "Ra0-a9"
   bool capture = false;
-  int child_value = 0;   // the child's value, from the opponent's side
-  int value = 0;         // what the move is worth to the mover, in Table 1 terms
+  int child_value = 0;  // the child's value, from the opponent's side
+  int value = 0;        // what the move is worth to the mover, in Table 1 terms
 };
 
 struct ProbeResult {

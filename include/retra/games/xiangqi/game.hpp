@@ -36,9 +36,9 @@ struct Endgame {
   std::string name;
   std::unique_ptr<Indexer> indexer;
   std::vector<Slot> slots;
-  std::vector<std::uint8_t> codes;     // board code of each slot
-  std::vector<int> capture_target;     // per slot: the endgame capturing it leads to
-  std::vector<int> advance_target;     // per slot: a pinned pawn's next level, or -2
+  std::vector<std::uint8_t> codes;  // board code of each slot
+  std::vector<int> capture_target;  // per slot: the endgame capturing it leads to
+  std::vector<int> advance_target;  // per slot: a pinned pawn's next level, or -2
   int n = 0;
 };
 
@@ -61,10 +61,9 @@ class Game {
 
   std::uint64_t segment_size(int s) const { return 2 * eg_[s].indexer->size(); }
   Position unrank(int s, std::uint64_t i) const;
-  std::uint64_t rank(int s, const Position& p) const {
-    return rank_mirrored(s, p, nullptr);
-  }
-  std::uint64_t rank_mirrored(int s, const Position& p, bool* mirrored) const;
+  std::uint64_t rank(int s, const Position& p) const { return rank_mirrored(s, p, nullptr); }
+  std::uint64_t rank_mirrored(int s, const Position& p, bool* mirrored,
+                              bool* symmetric = nullptr) const;
   bool next(int s, Position& p) const;
   bool is_valid(int, const Position& p) const { return p.valid; }
   int no_move_value(int, const Position&) const { return 2; }  // stalemate loses
@@ -76,6 +75,9 @@ class Game {
   int for_each_move(int s, const Position& p, F&& f) const;
   template <class F>
   void for_each_unmove(int s, const Position& q, F&& f) const;
+  // Like for_each_move, but non-converting moves are only counted, not ranked.
+  template <class F>
+  MoveCount for_each_conversion(int s, const Position& p, F&& f) const;
 
   bool packable(int s) const { return eg_[s].n <= 8; }
   std::uint64_t pack(int s, const Position& p) const {
@@ -86,60 +88,81 @@ class Game {
   Position unpack(int s, std::uint64_t bits) const {
     Position p;
     p.side = Color(bits & 1);
-    for (int i = 0; i < eg_[s].n; ++i) p.sq[i] = static_cast<std::uint8_t>((bits >> (1 + 7 * i)) & 127);
+    for (int i = 0; i < eg_[s].n; ++i)
+      p.sq[i] = static_cast<std::uint8_t>((bits >> (1 + 7 * i)) & 127);
     return p;
   }
 
   // A position of endgame s from a board (any orientation); errors if the material differs.
   Result<Position> from_board(int s, const Board& b, Color side) const;
 
- private:
   // The child of a converting move in `target`'s layout: pieces of p minus the captured slot,
   // with `moved` now on `to` (and a pinned pawn's level changed).
   Position relayout(int s, const Position& p, int moved, int to, int removed, int target) const;
 
+ private:
   std::vector<Endgame> eg_;
   std::map<std::string, int, std::less<>> by_name_;
 };
 
+namespace detail {
+// Moves of the side to move in slot order; `quiet_too` selects whether non-converting moves are
+// ranked and reported or only counted.
+template <bool quiet_too, class F>
+MoveCount game_moves(const Game& g, int s, const Position& p, F&& f);
+}  // namespace detail
+
 template <class F>
 int Game::for_each_move(int s, const Position& p, F&& f) const {
-  const Endgame& e = eg_[s];
-  const Board b = board(s, p);
-  int moves = 0;
+  return detail::game_moves<true>(*this, s, p, f).legal;
+}
+
+template <class F>
+MoveCount Game::for_each_conversion(int s, const Position& p, F&& f) const {
+  return detail::game_moves<false>(*this, s, p, f);
+}
+
+template <bool quiet_too, class F>
+MoveCount detail::game_moves(const Game& g, int s, const Position& p, F&& f) {
+  const Endgame& e = g.endgame(s);
+  const Board b = g.board(s, p);
+  MoveCount mc;
   for (int i = 0; i < e.n; ++i) {
     if (e.slots[i].color != p.side) continue;
     auto on_move = [&](const Move& m) {
-      ++moves;
+      ++mc.legal;
       if (m.captured) {
         int victim = 0;
         while (p.sq[victim] != m.to || e.slots[victim].color == p.side) ++victim;
         const int target = e.capture_target[victim];
-        if (target == kArmless) {
+        if (target == Game::kArmless) {
           Board cb = b;
           cb[m.to] = cb[m.from];
           cb[m.from] = 0;
-          f(Child<int>{kArmless, kings_facing(cb) ? 1u : 0u, 0, true});
+          f(Child<int>{Game::kArmless, kings_facing(cb) ? 1u : 0u, 0, true});
           return;
         }
-        const Position c = relayout(s, p, i, m.to, victim, target);
-        f(Child<int>{target, rank(target, c), 0, true});
+        const Position c = g.relayout(s, p, i, m.to, victim, target);
+        f(Child<int>{target, g.rank(target, c), 0, true});
         return;
       }
       if (e.advance_target[i] >= 0 && rank_of(m.to) != rank_of(m.from)) {
         const int target = e.advance_target[i];
-        const Position c = relayout(s, p, i, m.to, -1, target);
-        f(Child<int>{target, rank(target, c), 0, true});
+        const Position c = g.relayout(s, p, i, m.to, -1, target);
+        f(Child<int>{target, g.rank(target, c), 0, true});
         return;
       }
-      Position c = p;
-      c.sq[i] = m.to;
-      c.side = opposite(p.side);
-      f(Child<int>{s, rank(s, c), 0, false});
+      ++mc.quiet;
+      if constexpr (quiet_too) {
+        Position c = p;
+        c.sq[i] = m.to;
+        c.side = opposite(p.side);
+        f(Child<int>{s, g.rank(s, c), 0, false});
+      }
     };
-    detail::piece_moves(b, p.sq[i], on_move);
+    xiangqi::detail::piece_moves(b, p.sq[i], on_move);
   }
-  return moves;
+  return mc;
 }
 
 template <class F>
@@ -166,9 +189,8 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
       Position p = q;
       p.sq[i] = static_cast<std::uint8_t>(from);
       p.side = mover;
-      bool mirrored = false;
-      const std::uint64_t r = rank_mirrored(s, p, &mirrored);
-      const bool parent_sym = e.indexer->symmetric(p.sq.data());
+      bool mirrored = false, parent_sym = false;
+      const std::uint64_t r = rank_mirrored(s, p, &mirrored, &parent_sym);
       if (sym) {
         if (mirrored && !parent_sym) return;
         f(r, p);
@@ -184,5 +206,6 @@ static_assert(retra::Game<Game>);
 static_assert(retra::HasUnmoves<Game>);
 static_assert(retra::HasPacking<Game>);
 static_assert(retra::HasTerminalValue<Game>);
+static_assert(retra::HasConversions<Game>);
 
 }  // namespace retra::xiangqi

@@ -32,8 +32,10 @@ class Indexer {
   std::string scheme() const;  // e.g. "royal pair/2 x P55 x R|88"
 
   // The index of the mirror class of a valid placement (squares by slot). *mirrored tells whether
-  // the class representative is the mirror image of the given placement.
-  std::uint64_t rank(const std::uint8_t* sq, bool* mirrored = nullptr) const;
+  // the class representative is the mirror image of the given placement, *symmetric whether the
+  // placement is its own mirror image (both come free with the ranking).
+  std::uint64_t rank(const std::uint8_t* sq, bool* mirrored = nullptr,
+                     bool* symmetric = nullptr) const;
   // Writes the placement of index i; false when i is not a canonical valid placement.
   bool unrank(std::uint64_t i, std::uint8_t* sq) const;
   // The placement equals its mirror image (every group maps onto itself).
@@ -43,24 +45,27 @@ class Indexer {
   enum class Kind { royal_pair, absolute, relative };
   struct Royal {  // one king with its guards and ministers
     int g = 0, m = 0;
-    std::vector<std::array<std::uint8_t, 5>> squares;  // per placement id: K, G.., M..
+    std::array<std::int8_t, kSquares> kpt{}, gpt{}, mpt{};  // square -> point number, or -1
+    std::uint64_t gn = 1, mn = 1;                           // C(5, g), C(7, m)
+    std::vector<std::array<std::uint8_t, 5>> squares;       // per placement id: K, G.., M..
     std::vector<std::int32_t> key_to_id;
     std::vector<std::uint32_t> mirror_id;
   };
   struct Group {
     Kind kind;
     std::vector<int> slots;
-    std::vector<std::uint8_t> allowed;              // absolute: the squares it may use
-    std::array<std::int16_t, kSquares> where{};     // square -> position in allowed, or -1
+    std::vector<std::uint8_t> allowed;           // absolute: the squares it may use
+    std::array<std::int16_t, kSquares> where{};  // square -> position in allowed, or -1
     int k = 0;
-    int before = 0;                                 // pieces placed by earlier groups
-    std::uint64_t full = 0;                         // ranks before reduction
-    std::uint64_t count = 0;                        // ranks in the index
-    std::vector<std::uint32_t> reduced_to_full;     // first group only
+    int before = 0;                              // pieces placed by earlier groups
+    std::uint64_t full = 0;                      // ranks before reduction
+    std::uint64_t count = 0;                     // ranks in the index
+    std::vector<std::uint32_t> reduced_to_full;  // first group only
     std::vector<std::int32_t> full_to_reduced;
   };
 
-  std::uint64_t group_rank(const Group& g, const std::uint8_t* sq, const std::uint64_t occ[2]) const;
+  std::uint64_t group_rank(const Group& g, const std::uint8_t* sq,
+                           const std::uint64_t occ[2]) const;
   bool group_place(const Group& g, std::uint64_t r, std::uint8_t* sq, std::uint64_t occ[2]) const;
   std::uint64_t rest_rank(const std::uint8_t* sq) const;
   std::uint64_t first_full(const std::uint8_t* sq) const;
