@@ -118,6 +118,19 @@ void check_bijection(const std::string& name, std::uint64_t valid_classes) {
     ASSERT_EQ(ix.rank(m.data()), i) << name << " mirror";
   }
   EXPECT_EQ(valid, valid_classes) << name;
+  // The stepping cursor the kernels use agrees with unrank at every index, both sides to move.
+  Position cur = g->unrank(s, 0);
+  for (std::uint64_t i = 1; i < g->segment_size(s); ++i) {
+    ASSERT_TRUE(g->next(s, cur)) << name;
+    const Position want = g->unrank(s, i);
+    ASSERT_EQ(cur.index, i) << name;
+    ASSERT_EQ(cur.valid, want.valid) << name << " index " << i;
+    ASSERT_EQ(cur.side, want.side) << name << " index " << i;
+    if (want.valid) {
+      ASSERT_EQ(cur.sq, want.sq) << name << " index " << i;
+    }
+  }
+  EXPECT_FALSE(g->next(s, cur)) << name;
   // placement -> index -> placement (or its mirror image); distinct classes are counted once.
   std::set<std::uint64_t> seen;
   all_placements(e, [&](const std::array<std::uint8_t, kMaxPieces>& sq) {

@@ -46,8 +46,10 @@ nlohmann::json endgame_stats(const Game& g, int s, const std::uint8_t* values, i
     Counts c;
 #pragma omp for schedule(dynamic, 1)
     for (std::uint64_t k = 0; k < chunks; ++k) {
-      for (std::uint64_t i = k * chunk; i < std::min(half, (k + 1) * chunk); ++i) {
-        Position p = g.unrank(s, i);
+      const std::uint64_t end = std::min(half, (k + 1) * chunk);
+      Position p = g.unrank(s, k * chunk);
+      for (std::uint64_t i = k * chunk; i < end; ++i) {
+        if (i > k * chunk) g.next(s, p);
         if (!p.valid) continue;
         ++c.valid;
         const Board b = g.board(s, p);
@@ -255,12 +257,12 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
       }
       return;
     }
-    const auto t0 = Clock::now();
     for (int d : game.dependencies(s))
       if (Status st = load(d); !st) return fail(st.error());
     // Small endgames run on one thread beside others; large ones get every thread.
     const int threads = entries < (4u << 20) ? 1 : opt.threads;
     pool.acquire(threads);
+    const auto t0 = Clock::now();  // the endgame's own time, not its wait for threads
     EndgameReport r;
     r.name = eg.name;
     r.index_size = entries / 2;
@@ -306,7 +308,9 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
     r.levels = st->levels;
     *state = {};
+    const auto ts = Clock::now();
     r.stats = endgame_stats(game, s, values->data(), threads);
+    const double stats_seconds = std::chrono::duration<double>(Clock::now() - ts).count();
     r.stats["metric"] = r.metric;
     format::SegmentInfo info{std::string(Game::kName),
                              std::string(kVariant),
@@ -334,6 +338,11 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
                  {"threads", threads},
                  {"levels", r.levels},
                  {"kernel_seconds", r.kernel_seconds},
+                 {"init_seconds", st->init_seconds},
+                 {"propagate_seconds", st->propagate_seconds},
+                 {"scan_seconds", st->scan_seconds},
+                 {"stats_seconds", stats_seconds},
+                 {"predecessors", st->predecessors},
                  {"seconds", r.seconds},
                  {"max_frontier", st->max_frontier},
                  {"block_entries", opt.block_entries},

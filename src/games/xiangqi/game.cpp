@@ -111,7 +111,14 @@ std::uint64_t Game::rank_mirrored(int s, const Position& p, bool* mirrored, bool
 
 bool Game::next(int s, Position& p) const {
   if (p.index + 1 >= segment_size(s)) return false;
-  p = unrank(s, p.index + 1);
+  const std::uint64_t half = eg_[s].indexer->size();
+  if (p.index + 1 == half) {  // Black to move from here on
+    p = unrank(s, p.index + 1);
+    return true;
+  }
+  const std::uint64_t i = p.side == black ? p.index - half : p.index;
+  ++p.index;
+  p.valid = eg_[s].indexer->step(i, p.sq.data());
   return true;
 }
 

@@ -48,6 +48,26 @@ void sort_small(int* x, int k) {
     for (int j = i; j > 0 && x[j - 1] > x[j]; --j) std::swap(x[j - 1], x[j]);
 }
 
+// Colex rank of an unsorted set; the common one- and two-piece groups without a sort.
+[[gnu::always_inline]] inline std::uint64_t set_rank(int* x, int k) {
+  if (k == 1) return static_cast<std::uint64_t>(x[0]);
+  if (k == 2) {
+    const int lo = std::min(x[0], x[1]), hi = std::max(x[0], x[1]);
+    return static_cast<std::uint64_t>(hi * (hi - 1) / 2 + lo);
+  }
+  sort_small(x, k);
+  return colex_rank(x, k);
+}
+
+// mirror() as a table: the ranking loops mirror every piece of half the positions they see.
+struct MirrorTable {
+  std::uint8_t m[kSquares];
+  constexpr MirrorTable() : m{} {
+    for (int s = 0; s < kSquares; ++s) m[s] = static_cast<std::uint8_t>(mirror(s));
+  }
+};
+constexpr MirrorTable kMirror;
+
 inline bool occupied(const std::uint64_t occ[2], int sq) { return (occ[sq >> 6] >> (sq & 63)) & 1; }
 inline void occupy(std::uint64_t occ[2], int sq) { occ[sq >> 6] |= 1ull << (sq & 63); }
 inline int occupied_below(const std::uint64_t occ[2], int sq) {
@@ -100,6 +120,17 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
     for (std::size_t i = 0; i < kp.size(); ++i) R.kpt[kp[i]] = static_cast<std::int8_t>(i);
     for (std::size_t i = 0; i < gp.size(); ++i) R.gpt[gp[i]] = static_cast<std::int8_t>(i);
     for (std::size_t i = 0; i < mp.size(); ++i) R.mpt[mp[i]] = static_cast<std::int8_t>(i);
+    // Key weights: kw includes the multiplier of the king point, gw that of the guard rank.
+    auto pair_rank = [](int a, int b) { return a < b ? b * (b - 1) / 2 + a : a * (a - 1) / 2 + b; };
+    for (int s = 0; s < kSquares; ++s)
+      R.kw[s] = R.kpt[s] < 0 ? 0 : static_cast<std::uint32_t>(R.kpt[s] * gn * mn);
+    for (int a = 0; a < 8; ++a)
+      for (int b = 0; b < 8; ++b) {
+        const int pr = a == b ? 0 : pair_rank(a, b);
+        const int single = b == 0 ? a : 0;
+        R.gw[a * 8 + b] = static_cast<std::uint32_t>((R.g == 2 ? pr : single) * mn);
+        R.mw[a * 8 + b] = static_cast<std::uint32_t>(R.m == 2 ? pr : single);
+      }
     R.key_to_id.assign(kp.size() * gn * mn, -1);
     std::vector<std::uint64_t> keys;
     for (std::size_t ki = 0; ki < kp.size(); ++ki)
@@ -153,16 +184,20 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
     atts.push_back({{s}, sl.type, squares_where(sl.type, sl.color, sl.level)});
   }
   const std::uint64_t royal_full = royal_[0].squares.size() * royal_[1].squares.size();
+  auto set_slots = [](Group& g, const std::vector<int>& slots) {
+    g.k = static_cast<int>(slots.size());
+    for (int i = 0; i < g.k; ++i) g.slots[i] = static_cast<std::uint8_t>(slots[i]);
+  };
 
   auto make_absolute = [&](const Att& a) {
     Group g;
     g.kind = Kind::absolute;
-    g.slots = a.slots;
+    set_slots(g, a.slots);
     g.allowed = a.allowed;
     g.where.fill(-1);
     for (std::size_t i = 0; i < g.allowed.size(); ++i)
       g.where[g.allowed[i]] = static_cast<std::int16_t>(i);
-    g.k = static_cast<int>(a.slots.size());
+    for (int sq = 0; sq < kSquares; ++sq) g.where_m[sq] = g.where[kMirror.m[sq]];
     g.full = g.count = kBinom.c[g.allowed.size()][g.k];
     return g;
   };
@@ -172,8 +207,7 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
     std::vector<Group> gs;
     Group royal;
     royal.kind = Kind::royal_pair;
-    royal.slots = royal_slots;
-    royal.k = static_cast<int>(royal_slots.size());
+    set_slots(royal, royal_slots);
     royal.full = royal.count = royal_full;
     int placed = 0;
     auto push = [&](Group g) {
@@ -189,8 +223,7 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
       if (i != first_att && atts[i].t != pawn) {
         Group g;
         g.kind = Kind::relative;
-        g.slots = atts[i].slots;
-        g.k = static_cast<int>(atts[i].slots.size());
+        set_slots(g, atts[i].slots);
         g.full = g.count = kBinom.c[kSquares - placed][g.k];
         push(std::move(g));
       }
@@ -221,17 +254,25 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
   // Tables of the first group's representatives.
   Group& f = groups_[0];
   f.full_to_reduced.assign(f.full, -1);
-  std::uint8_t sq[kMaxPieces], ms[kMaxPieces];
+  std::uint8_t sq[kMaxPieces];
+  if (f.kind == Kind::absolute) {
+    f.mirror_full.resize(f.full);
+    for (std::uint64_t r = 0; r < f.full; ++r) {
+      std::uint64_t occ[2] = {0, 0};
+      group_place(f, r, sq, occ);
+      f.mirror_full[r] = static_cast<std::uint32_t>(group_rank<true>(f, sq, occ));
+    }
+  }
   for (std::uint64_t r = 0; r < f.full; ++r) {
-    std::uint64_t occ[2] = {0, 0};
-    group_place(f, r, sq, occ);
-    mirror_all(sq, ms);
-    if (group_rank(f, ms, occ) >= r) {
+    if (mirror_full(r) >= r) {
       f.full_to_reduced[r] = static_cast<std::int32_t>(f.reduced_to_full.size());
       f.reduced_to_full.push_back(static_cast<std::uint32_t>(r));
     }
   }
   assert(f.reduced_to_full.size() == f.count);
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi)
+    for (int k = 0; k < groups_[gi].k; ++k)
+      group_of_[groups_[gi].slots[k]] = static_cast<std::uint8_t>(gi);
   rest_size_ = 1;
   for (std::size_t i = 1; i < groups_.size(); ++i) rest_size_ *= groups_[i].count;
   size_ = f.count * rest_size_;
@@ -248,51 +289,50 @@ Indexer::Indexer(const Material& m) : material_(m), slots_(layout(m)) {
   paper_size_ = atts.empty() ? full : best;
 }
 
-std::uint32_t Indexer::royal_id(int c, const std::uint8_t* sq) const {
+[[gnu::always_inline]] inline std::uint32_t Indexer::royal_id(int c, const std::uint8_t* sq) const {
   const Royal& R = royal_[c];
-  // At most two guards and two ministers: their colex ranks without a sort.
-  auto pair_rank = [](int a, int b) { return a < b ? b * (b - 1) / 2 + a : a * (a - 1) / 2 + b; };
-  std::uint64_t gr = 0, mr = 0;
-  if (R.g == 1)
-    gr = static_cast<std::uint64_t>(R.gpt[sq[1]]);
-  else if (R.g == 2)
-    gr = static_cast<std::uint64_t>(pair_rank(R.gpt[sq[1]], R.gpt[sq[2]]));
+  // At most two guards and two ministers: [a * 8 + b] tables hold their colex ranks.
   const std::uint8_t* ms = sq + 1 + R.g;
-  if (R.m == 1)
-    mr = static_cast<std::uint64_t>(R.mpt[ms[0]]);
-  else if (R.m == 2)
-    mr = static_cast<std::uint64_t>(pair_rank(R.mpt[ms[0]], R.mpt[ms[1]]));
-  const std::int32_t id =
-      R.key_to_id[(static_cast<std::uint64_t>(R.kpt[sq[0]]) * R.gn + gr) * R.mn + mr];
+  std::uint32_t key = R.kw[sq[0]];
+  if (R.g == 1) key += R.gw[static_cast<unsigned>(R.gpt[sq[1]]) * 8];
+  if (R.g == 2) key += R.gw[static_cast<unsigned>(R.gpt[sq[1]]) * 8 + R.gpt[sq[2]]];
+  if (R.m == 1) key += R.mw[static_cast<unsigned>(R.mpt[ms[0]]) * 8];
+  if (R.m == 2) key += R.mw[static_cast<unsigned>(R.mpt[ms[0]]) * 8 + R.mpt[ms[1]]];
+  const std::int32_t id = R.key_to_id[key];
   assert(id >= 0);
   return static_cast<std::uint32_t>(id);
 }
 
-void Indexer::mirror_all(const std::uint8_t* in, std::uint8_t* out) const {
-  for (int i = 0; i < n_; ++i) out[i] = static_cast<std::uint8_t>(mirror(in[i]));
-}
-
-std::uint64_t Indexer::group_rank(const Group& g, const std::uint8_t* sq,
-                                  const std::uint64_t occ[2]) const {
+template <bool M>
+[[gnu::always_inline]] inline std::uint64_t Indexer::group_rank(const Group& g,
+                                                                const std::uint8_t* sq,
+                                                                const std::uint64_t occ[2]) const {
   int x[5];
   switch (g.kind) {
     case Kind::royal_pair: {
       // Royal slots: red K, red G.., red M.., black K, black G.., black M.. (layout order).
-      std::uint8_t rs[5], bs[5];
       const int nr = 1 + royal_[0].g + royal_[0].m;
+      std::uint8_t rs[kMaxPieces], bs[kMaxPieces];  // 5 each at most
       for (int i = 0; i < nr; ++i) rs[i] = sq[g.slots[i]];
       for (int i = nr; i < g.k; ++i) bs[i - nr] = sq[g.slots[i]];
-      return royal_id(red, rs) * royal_[1].squares.size() + royal_id(black, bs);
+      std::uint32_t ir = royal_id(red, rs), ib = royal_id(black, bs);
+      if constexpr (M) {
+        ir = royal_[0].mirror_id[ir];
+        ib = royal_[1].mirror_id[ib];
+      }
+      return ir * royal_[1].squares.size() + ib;
     }
-    case Kind::absolute:
-      for (int i = 0; i < g.k; ++i) x[i] = g.where[sq[g.slots[i]]];
-      sort_small(x, g.k);
-      return colex_rank(x, g.k);
+    case Kind::absolute: {
+      const auto& where = M ? g.where_m : g.where;
+      for (int i = 0; i < g.k; ++i) x[i] = where[sq[g.slots[i]]];
+      return set_rank(x, g.k);
+    }
     case Kind::relative:
-      for (int i = 0; i < g.k; ++i) x[i] = sq[g.slots[i]];
-      sort_small(x, g.k);
-      for (int i = 0; i < g.k; ++i) x[i] -= occupied_below(occ, x[i]);
-      return colex_rank(x, g.k);
+      for (int i = 0; i < g.k; ++i) {
+        const int s = M ? kMirror.m[sq[g.slots[i]]] : sq[g.slots[i]];
+        x[i] = s - occupied_below(occ, s);  // occupancy below keeps the order of the pieces
+      }
+      return set_rank(x, g.k);
   }
   return 0;
 }
@@ -352,64 +392,140 @@ bool Indexer::group_place(const Group& g, std::uint64_t r, std::uint8_t* sq,
 
 std::uint64_t Indexer::first_full(const std::uint8_t* sq) const {
   const std::uint64_t none[2] = {0, 0};
-  return group_rank(groups_[0], sq, none);
+  return group_rank<false>(groups_[0], sq, none);
 }
 
+inline std::uint64_t Indexer::mirror_full(std::uint64_t f) const {
+  const Group& g = groups_[0];
+  if (g.kind == Kind::royal_pair) {
+    const std::uint64_t nb = royal_[1].squares.size();
+    return royal_[0].mirror_id[f / nb] * nb + royal_[1].mirror_id[f % nb];
+  }
+  return g.mirror_full[f];
+}
+
+// The rank of groups 1.. of the placement (M: of its mirror image), each relative group over the
+// squares the groups before it leave free.
+template <bool M>
 std::uint64_t Indexer::rest_rank(const std::uint8_t* sq) const {
+  auto orient = [](int s) { return M ? kMirror.m[s] : static_cast<std::uint8_t>(s); };
   std::uint64_t occ[2] = {0, 0};
-  for (int s : groups_[0].slots) occupy(occ, sq[s]);
+  const Group& f = groups_[0];
+  for (int i = 0; i < f.k; ++i) occupy(occ, orient(sq[f.slots[i]]));
   std::uint64_t r = 0;
-  for (std::size_t i = 1; i < groups_.size(); ++i) {
-    const Group& g = groups_[i];
-    r = r * g.count + group_rank(g, sq, occ);
-    for (int s : g.slots) occupy(occ, sq[s]);
+  const std::size_t ng = groups_.size();
+  for (std::size_t gi = 1; gi < ng; ++gi) {
+    const Group& g = groups_[gi];
+    r = r * g.count + group_rank<M>(g, sq, occ);
+    if (gi + 1 < ng)
+      for (int i = 0; i < g.k; ++i) occupy(occ, orient(sq[g.slots[i]]));
   }
   return r;
 }
 
-std::uint64_t Indexer::rank(const std::uint8_t* sq_in, bool* mirrored, bool* symmetric) const {
+std::uint64_t Indexer::rank(const std::uint8_t* sq, bool* mirrored, bool* symmetric) const {
   const Group& first = groups_[0];
-  const std::uint64_t f = first_full(sq_in);
-  // The mirror image's first-group rank: by table for the royal pair, else from mirrored squares.
-  std::uint8_t m[kMaxPieces];
-  bool have_m = false;
-  std::uint64_t fm;
+  std::uint64_t f, fm;
   if (first.kind == Kind::royal_pair) {
+    // Mirror image by table: no mirrored squares needed.
+    const int nr = 1 + royal_[0].g + royal_[0].m;
+    std::uint8_t rs[kMaxPieces], bs[kMaxPieces];  // 5 each at most
+    for (int i = 0; i < nr; ++i) rs[i] = sq[first.slots[i]];
+    for (int i = nr; i < first.k; ++i) bs[i - nr] = sq[first.slots[i]];
+    const std::uint32_t ir = royal_id(red, rs), ib = royal_id(black, bs);
     const std::uint64_t nb = royal_[1].squares.size();
-    fm = royal_[0].mirror_id[f / nb] * nb + royal_[1].mirror_id[f % nb];
+    f = ir * nb + ib;
+    fm = royal_[0].mirror_id[ir] * nb + royal_[1].mirror_id[ib];
   } else {
-    mirror_all(sq_in, m);
-    have_m = true;
-    fm = first_full(m);
+    f = first_full(sq);
+    fm = first.mirror_full[f];
   }
   bool mir = false, sym = false;
   std::uint64_t rest;
   if (fm == f) {
     // The first group is its own mirror image: the rest decides the orientation.
-    if (!have_m) mirror_all(sq_in, m);
-    rest = rest_rank(sq_in);
-    const std::uint64_t rest_m = rest_rank(m);
+    rest = rest_rank<false>(sq);
+    const std::uint64_t rest_m = rest_rank<true>(sq);
     sym = rest_m == rest;
     if (rest_m < rest) {
       rest = rest_m;
       mir = true;
     }
   } else if (fm < f) {
-    if (!have_m) mirror_all(sq_in, m);
-    rest = rest_rank(m);
+    rest = rest_rank<true>(sq);
     mir = true;
   } else {
-    rest = rest_rank(sq_in);
+    rest = rest_rank<false>(sq);
   }
   if (mirrored) *mirrored = mir;
   if (symmetric) *symmetric = sym;
   return static_cast<std::uint64_t>(first.full_to_reduced[std::min(f, fm)]) * rest_size_ + rest;
 }
 
+// The mixed-radix rank of groups from.. given the oriented squares of the groups before them.
+template <bool M>
+std::uint64_t Indexer::tail_rank(std::size_t from, const std::uint8_t* sq, std::uint64_t occ0,
+                                 std::uint64_t occ1) const {
+  std::uint64_t occ[2] = {occ0, occ1};
+  std::uint64_t r = 0;
+  const std::size_t ng = groups_.size();
+  for (std::size_t gi = from; gi < ng; ++gi) {
+    const Group& g = groups_[gi];
+    r = r * g.count + group_rank<M>(g, sq, occ);
+    if (gi + 1 < ng)
+      for (int i = 0; i < g.k; ++i) occupy(occ, M ? kMirror.m[sq[g.slots[i]]] : sq[g.slots[i]]);
+  }
+  return r;
+}
+
+Indexer::Partial Indexer::begin(const std::uint8_t* sq, int slot) const {
+  Partial pt;
+  pt.group = group_of_[slot];
+  if (pt.group == 0) return pt;  // the orientation itself may change: rank in full
+  const std::uint64_t f = first_full(sq), fm = mirror_full(f);
+  if (f == fm) return pt;  // the rest decides the orientation: rank in full
+  pt.full = false;
+  pt.mirror = fm < f;
+  auto orient = [&](int s) { return pt.mirror ? kMirror.m[s] : static_cast<std::uint8_t>(s); };
+  std::uint64_t prefix = 0, scale = 1;
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+    const Group& g = groups_[gi];
+    if (static_cast<int>(gi) >= pt.group) {
+      scale *= g.count;
+      continue;
+    }
+    if (gi > 0)
+      prefix = prefix * g.count +
+               (pt.mirror ? group_rank<true>(g, sq, pt.occ) : group_rank<false>(g, sq, pt.occ));
+    for (int i = 0; i < g.k; ++i) occupy(pt.occ, orient(sq[g.slots[i]]));
+  }
+  pt.head = static_cast<std::uint64_t>(groups_[0].full_to_reduced[std::min(f, fm)]) * rest_size_ +
+            prefix * scale;
+  return pt;
+}
+
+std::uint64_t Indexer::rank_moved(const Partial& pt, const std::uint8_t* sq, bool* mirrored,
+                                  bool* symmetric) const {
+  if (pt.full) return rank(sq, mirrored, symmetric);
+  // The first group is not its own mirror image, so neither is the placement.
+  if (mirrored) *mirrored = pt.mirror;
+  if (symmetric) *symmetric = false;
+  const auto g = static_cast<std::size_t>(pt.group);
+  return pt.head + (pt.mirror ? tail_rank<true>(g, sq, pt.occ[0], pt.occ[1])
+                              : tail_rank<false>(g, sq, pt.occ[0], pt.occ[1]));
+}
+
+// A placed valid position with first-group rank `full` and rest `rest` is canonical unless its
+// first group is its own mirror image and the mirrored rest is smaller.
+bool Indexer::canonical(std::uint64_t full, std::uint64_t rest, const std::uint8_t* sq) const {
+  return mirror_full(full) != full || rest_rank<true>(sq) >= rest;
+}
+
 bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
   const Group& f = groups_[0];
   const std::uint64_t full = f.reduced_to_full[i / rest_size_];
-  std::uint64_t rest = i % rest_size_;
+  const std::uint64_t rest0 = i % rest_size_;
+  std::uint64_t rest = rest0;
   std::uint64_t digits[kMaxPieces];
   for (std::size_t g = groups_.size() - 1; g >= 1; --g) {
     digits[g] = rest % groups_[g].count;
@@ -419,12 +535,26 @@ bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
   bool ok = group_place(f, full, sq, occ);
   for (std::size_t g = 1; g < groups_.size(); ++g)
     ok &= group_place(groups_[g], digits[g], sq, occ);
-  if (!ok) return false;
-  // A symmetric first group: only the orientation with the smaller rest is canonical.
-  std::uint8_t m[kMaxPieces];
-  mirror_all(sq, m);
-  if (first_full(m) == full && rest_rank(m) < i % rest_size_) return false;
-  return true;
+  return ok && canonical(full, rest0, sq);
+}
+
+bool Indexer::step(std::uint64_t i, std::uint8_t* sq) const {
+  const std::uint64_t j = i + 1;
+  const Group& last = groups_.back();
+  const std::uint64_t d = j % last.count;
+  if (groups_.size() < 2 || d == 0) return unrank(j, sq);  // a carry into earlier groups
+  // Only the last group moves: place it over what the other pieces leave free.
+  std::uint64_t occ[2] = {0, 0};
+  std::uint8_t in_last[kMaxPieces] = {};
+  for (int k = 0; k < last.k; ++k) in_last[last.slots[k]] = 1;
+  for (int s = 0; s < n_; ++s)
+    if (!in_last[s]) occupy(occ, sq[s]);
+  // The other groups may overlap each other (an invalid neighbour): then so does this one.
+  if (__builtin_popcountll(occ[0]) + __builtin_popcountll(occ[1]) != n_ - last.k) return false;
+  if (!group_place(last, d, sq, occ)) return false;
+  const Group& f = groups_[0];
+  const std::uint64_t full = f.reduced_to_full[j / rest_size_];
+  return canonical(full, j % rest_size_, sq);
 }
 
 bool Indexer::symmetric(const std::uint8_t* sq) const {

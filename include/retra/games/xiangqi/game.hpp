@@ -184,13 +184,17 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
     if (e.slots[i].color != mover) continue;
     const PieceType t = e.slots[i].type;
     const bool pinned = e.advance_target[i] != -2;
+    // Parents by this piece differ from q in its square only: rank the rest once.
+    const Indexer::Partial pt = e.indexer->begin(q.sq.data(), i);
+    const std::uint64_t side_base = mover == black ? e.indexer->size() : 0;
+    Position p = q;
+    p.side = mover;
     for_each_unmove_origin(b, t, mover, q.sq[i], [&](int from) {
       if (pinned && rank_of(from) != rank_of(q.sq[i])) return;  // a level change converts
-      Position p = q;
       p.sq[i] = static_cast<std::uint8_t>(from);
-      p.side = mover;
       bool mirrored = false, parent_sym = false;
-      const std::uint64_t r = rank_mirrored(s, p, &mirrored, &parent_sym);
+      const std::uint64_t r =
+          side_base + e.indexer->rank_moved(pt, p.sq.data(), &mirrored, &parent_sym);
       if (sym) {
         if (mirrored && !parent_sym) return;
         f(r, p);

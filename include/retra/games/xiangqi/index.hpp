@@ -36,8 +36,25 @@ class Indexer {
   // placement is its own mirror image (both come free with the ranking).
   std::uint64_t rank(const std::uint8_t* sq, bool* mirrored = nullptr,
                      bool* symmetric = nullptr) const;
+  // Ranking many placements that differ from one base placement only in one slot (the parents
+  // of one position by one piece's unmoves): begin() ranks everything the slot cannot change
+  // once, rank_moved() then ranks only the slot's group and the groups placed after it. Same
+  // results as rank(). A Partial is a small value owned by the caller.
+  struct Partial {
+    std::uint64_t head = 0;     // index of the groups before the slot's, scaled
+    std::uint64_t occ[2] = {};  // squares of those groups, oriented
+    int group = 0;              // the slot's group
+    bool mirror = false;        // orientation of every placement ranked through this Partial
+    bool full = true;           // the slot moves the first group, or it is its own mirror image
+  };
+  Partial begin(const std::uint8_t* sq, int slot) const;
+  std::uint64_t rank_moved(const Partial& pt, const std::uint8_t* sq, bool* mirrored,
+                           bool* symmetric) const;
   // Writes the placement of index i; false when i is not a canonical valid placement.
   bool unrank(std::uint64_t i, std::uint8_t* sq) const;
+  // The placement of index i + 1 from sq, which holds what unrank (or step) wrote for i: only
+  // the last group moves, except on a carry. Same result as unrank(i + 1, sq).
+  bool step(std::uint64_t i, std::uint8_t* sq) const;
   // The placement equals its mirror image (every group maps onto itself).
   bool symmetric(const std::uint8_t* sq) const;
 
@@ -47,36 +64,50 @@ class Indexer {
     int g = 0, m = 0;
     std::array<std::int8_t, kSquares> kpt{}, gpt{}, mpt{};  // square -> point number, or -1
     std::uint64_t gn = 1, mn = 1;                           // C(5, g), C(7, m)
-    std::vector<std::array<std::uint8_t, 5>> squares;       // per placement id: K, G.., M..
+    // The key (king point, guard subset rank, minister subset rank) as a sum of table entries:
+    // kw[king square] + gw[guard points] + mw[minister points], no sort and no multiply.
+    std::array<std::uint32_t, kSquares> kw{};
+    std::array<std::uint32_t, 64> gw{}, mw{};          // [a * 8 + b] for pairs, [a] for one piece
+    std::vector<std::array<std::uint8_t, 5>> squares;  // per placement id: K, G.., M..
     std::vector<std::int32_t> key_to_id;
     std::vector<std::uint32_t> mirror_id;
   };
+  // Slots and tables of one group; the ranking loops read only fixed-size members.
   struct Group {
     Kind kind;
-    std::vector<int> slots;
-    std::vector<std::uint8_t> allowed;           // absolute: the squares it may use
-    std::array<std::int16_t, kSquares> where{};  // square -> position in allowed, or -1
     int k = 0;
-    int before = 0;                              // pieces placed by earlier groups
-    std::uint64_t full = 0;                      // ranks before reduction
-    std::uint64_t count = 0;                     // ranks in the index
-    std::vector<std::uint32_t> reduced_to_full;  // first group only
+    int before = 0;  // pieces placed by earlier groups
+    std::array<std::uint8_t, kMaxPieces> slots{};
+    std::vector<std::uint8_t> allowed;             // absolute: the squares it may use
+    std::array<std::int16_t, kSquares> where{};    // square -> position in allowed, or -1
+    std::array<std::int16_t, kSquares> where_m{};  // where[mirror(square)]
+    std::uint64_t full = 0;                        // ranks before reduction
+    std::uint64_t count = 0;                       // ranks in the index
+    std::vector<std::uint32_t> reduced_to_full;    // first group only
     std::vector<std::int32_t> full_to_reduced;
+    std::vector<std::uint32_t> mirror_full;  // first absolute group: full rank of the mirror
   };
 
+  template <bool M>
   std::uint64_t group_rank(const Group& g, const std::uint8_t* sq,
                            const std::uint64_t occ[2]) const;
   bool group_place(const Group& g, std::uint64_t r, std::uint8_t* sq, std::uint64_t occ[2]) const;
+  template <bool M>
   std::uint64_t rest_rank(const std::uint8_t* sq) const;
+  template <bool M>
+  std::uint64_t tail_rank(std::size_t from, const std::uint8_t* sq, std::uint64_t occ0,
+                          std::uint64_t occ1) const;
   std::uint64_t first_full(const std::uint8_t* sq) const;
-  void mirror_all(const std::uint8_t* in, std::uint8_t* out) const;
+  std::uint64_t mirror_full(std::uint64_t f) const;
   std::uint32_t royal_id(int c, const std::uint8_t* sq) const;
+  bool canonical(std::uint64_t full, std::uint64_t rest, const std::uint8_t* sq) const;
 
   Material material_;
   std::vector<Slot> slots_;
   int n_ = 0;
   Royal royal_[2];
   std::vector<Group> groups_;
+  std::array<std::uint8_t, kMaxPieces> group_of_{};  // slot -> its group
   std::uint64_t size_ = 0, rest_size_ = 0, paper_size_ = 0;
 };
 
