@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -31,8 +32,21 @@ std::uint64_t colex_rank(const int* x, int k) {
   return r;
 }
 
-// Inverse of colex_rank over [0, n): fills x ascending.
+// Inverse of colex_rank over [0, n): fills x ascending. The last element of a pair comes from
+// the inverse of C(v, 2) <= r (the stepping cursor unranks one group per position).
 void colex_unrank(std::uint64_t r, int k, int n, int* x) {
+  if (k == 1) {
+    x[0] = static_cast<int>(r);
+    return;
+  }
+  if (k == 2) {
+    int v = static_cast<int>((1.0 + std::sqrt(1.0 + 8.0 * static_cast<double>(r))) / 2.0);
+    while (kBinom.c[v][2] > r) --v;  // guard against rounding either way
+    while (kBinom.c[v + 1][2] <= r) ++v;
+    x[1] = v;
+    x[0] = static_cast<int>(r - kBinom.c[v][2]);
+    return;
+  }
   int hi = n - 1;
   for (int i = k - 1; i >= 0; --i) {
     int v = hi;

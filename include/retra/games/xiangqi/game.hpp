@@ -6,6 +6,7 @@
 // Thread safety: a Game is immutable after construction; share it freely.
 #pragma once
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -80,16 +81,32 @@ class Game {
   MoveCount for_each_conversion(int s, const Position& p, F&& f) const;
 
   bool packable(int s) const { return eg_[s].n <= 8; }
+  // Side in bit 0, then 7 bits per square. The kernel packs every parent it generates, so with
+  // BMI2 the eight squares go in and out with one pext / pdep (slots past n are zero).
   std::uint64_t pack(int s, const Position& p) const {
+#ifdef __BMI2__
+    std::uint64_t w;
+    std::memcpy(&w, p.sq.data(), 8);
+    const int n = eg_[s].n;  // <= 8 (packable)
+    const std::uint64_t used = n == 8 ? ~0ull : (1ull << (8 * n)) - 1;
+    return p.side | __builtin_ia32_pext_di(w & used, 0x7f7f7f7f7f7f7f7full) << 1;
+#else
     std::uint64_t bits = p.side;
     for (int i = 0; i < eg_[s].n; ++i) bits |= std::uint64_t{p.sq[i]} << (1 + 7 * i);
     return bits;
+#endif
   }
   Position unpack(int s, std::uint64_t bits) const {
     Position p;
     p.side = Color(bits & 1);
+#ifdef __BMI2__
+    (void)s;
+    const std::uint64_t w = __builtin_ia32_pdep_di(bits >> 1, 0x7f7f7f7f7f7f7f7full);
+    std::memcpy(p.sq.data(), &w, 8);
+#else
     for (int i = 0; i < eg_[s].n; ++i)
       p.sq[i] = static_cast<std::uint8_t>((bits >> (1 + 7 * i)) & 127);
+#endif
     return p;
   }
 
@@ -179,7 +196,8 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
   // - a symmetric parent P reaches a non-symmetric child C by m and mirror(C) by mirror(m), two
   //   counted moves into one child class, of which one orientation of C shows one: report it
   //   twice. (tests/xiangqi_index_test.cpp checks the counts exhaustively.)
-  const bool sym = e.indexer->symmetric(q.sq.data());
+  bool sym = true;  // q is its own mirror image (board b read through the mirror)
+  for (int i = 0; i < e.n && sym; ++i) sym = b[mirror(q.sq[i])] == e.codes[i];
   for (int i = 0; i < e.n; ++i) {
     if (e.slots[i].color != mover) continue;
     const PieceType t = e.slots[i].type;
