@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -45,6 +46,16 @@ std::uint64_t peak_rss_bytes() noexcept {
   struct rusage ru {};
   ::getrusage(RUSAGE_SELF, &ru);
   return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
+}
+
+std::uint64_t current_rss_bytes() noexcept {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return got == 2 && page > 0 ? resident * static_cast<std::uint64_t>(page) : 0;
 }
 
 }  // namespace retra

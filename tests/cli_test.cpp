@@ -188,6 +188,92 @@ TEST_F(Cli, BadCommandLines) {
   EXPECT_EQ(nlohmann::json::parse(g.out)["games"][0]["name"], "awari");
 }
 
+// Xiangqi through the command line: a small hierarchy built once, then every bad input the
+// xiangqi issue lists (malformed FEN, unknown letters, impossible material, a position outside
+// the built endgames).
+class XiangqiCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    const Outcome r = retra({"build", "xiangqi", "--endgame", "KRK,KCK", "--db", db(), "--threads",
+                             "2", "--no-progress", "--json"});
+    ASSERT_EQ(r.exit, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["endgames"].size(), 2u);
+    EXPECT_EQ(j["endgames"][0]["stats"]["valid_positions"], 3600);
+    EXPECT_GT(j["endgames"][0]["rss_bytes"].get<std::uint64_t>(), 0u);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string db() { return (dir_->path() / "db").string(); }
+  static test::TempDir* dir_;
+};
+test::TempDir* XiangqiCli::dir_ = nullptr;
+
+TEST_F(XiangqiCli, ProbeVerifyStatsAndTheBuildTable) {
+  const Outcome p = retra({"probe", "--db", db(), "--json", "3k5/9/9/9/9/9/9/9/4R4/4K4 w"});
+  ASSERT_EQ(p.exit, 0) << p.err;
+  const auto j = nlohmann::json::parse(p.out);
+  EXPECT_EQ(j["endgame"], "KRK");
+  EXPECT_EQ(j["value"].get<int>() % 2, 1) << "KRK is won for Red to move here";
+  ASSERT_FALSE(j["moves"].empty());
+  ASSERT_FALSE(j["best"].empty());
+  const Outcome v = retra({"verify", "--db", db(), "--json", "--no-progress"});
+  ASSERT_EQ(v.exit, 0) << v.err;
+  EXPECT_TRUE(nlohmann::json::parse(v.out)["ok"]);
+  const Outcome s = retra({"stats", "--db", db(), "--json"});
+  ASSERT_EQ(s.exit, 0) << s.err;
+  const auto st = nlohmann::json::parse(s.out);
+  EXPECT_EQ(st["endgames"]["KRK"]["max_dtm_plies"], 4);
+  EXPECT_EQ(st["endgames"]["KCK"]["draws"][0], 2484);
+  const Outcome again = retra({"build", "xiangqi", "--endgame", "KRK", "--db", db()});
+  ASSERT_EQ(again.exit, 0) << again.err;
+  EXPECT_NE(again.out.find("already built"), std::string::npos);
+  EXPECT_NE(again.out.find("RSS"), std::string::npos);
+}
+
+TEST_F(XiangqiCli, MalformedFenAndUnknownLetters) {
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9 w"}), 2, "fewer than 10 complete ranks");
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4Q4/4K4 w"}), 2,
+                 "unknown piece letter 'Q'");
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4R4/4K4 x"}), 2,
+                 "side to move 'x'");
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4R4/4K4"}), 2,
+                 "side to move is missing");
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4R4/4K5 w"}), 2,
+                 "more than 9 files");
+  const Outcome j = retra({"probe", "--db", db(), "--json", "xyz"});
+  EXPECT_EQ(j.exit, 2);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["error"]["code"], "invalid_argument");
+}
+
+TEST_F(XiangqiCli, ImpossibleMaterial) {
+  // A king outside its palace, two kings of one colour, a third rook, a guard off its points.
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4R4/K8 w"}), 2,
+                 "cannot stand on a0");
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/3KR4/4K4 w"}), 2,
+                 "red has 2 kings");
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/R8/4R4/R3K4 w"}), 2,
+                 "3 pieces of type R");
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4R4/G3K4 w"}), 2,
+                 "cannot stand on a0");
+  expect_failure(retra({"build", "xiangqi", "--endgame", "KQK", "--db", db()}), 2,
+                 "unknown piece letter 'Q'");
+  expect_failure(retra({"build", "xiangqi", "--endgame", "KK", "--db", db()}), 2,
+                 "nothing to build");
+  expect_failure(retra({"build", "xiangqi", "--endgame", "KRRRK", "--db", db()}), 2,
+                 "more than 2 of 'R'");
+  expect_failure(retra({"build", "xiangqi", "--endgame", "RKK", "--db", db()}), 2,
+                 "must start with K");
+  expect_failure(retra({"build", "xiangqi", "--set", "fang152", "--db", db()}), 2,
+                 "the known set is fang151");
+  expect_failure(retra({"build", "xiangqi", "--db", db()}), 2, "name the endgames");
+}
+
+TEST_F(XiangqiCli, PositionOutsideTheBuiltEndgames) {
+  expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4N4/4K4 w"}), 3,
+                 "endgame KNK is not in database");
+}
+
 TEST(CliCorruption, FlippedBlockByteFailsVerifyAndProbe) {
   test::TempDir dir;
   const std::string db = (dir / "db").string();

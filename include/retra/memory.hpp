@@ -84,8 +84,10 @@ class LargeArray {
   std::size_t mapped_ = 0;  // bytes mapped after shrink(); 0 = size_ * sizeof(T)
 };
 
-// Physical RAM in bytes (sysconf), and the peak resident set size of this process (getrusage).
+// Physical RAM in bytes (sysconf), the peak resident set size of this process (getrusage) and
+// its resident set size now (/proc/self/statm; 0 where that cannot be read).
 std::uint64_t physical_memory_bytes() noexcept;
 std::uint64_t peak_rss_bytes() noexcept;
+std::uint64_t current_rss_bytes() noexcept;
 
 }  // namespace retra

@@ -84,6 +84,16 @@ struct GameCommands {
 std::span<const GameCommands> games();
 const GameCommands* find_game(std::string_view name);
 
+// `retra solve` (Awari): proof-number search with database leaves.
+struct SolveArgs {
+  std::string position;
+  std::string algorithm = "pn";
+  std::uint64_t max_nodes = 2'000'000;
+  std::uint64_t max_work = 50'000'000;
+  std::optional<int> threshold;  // prove one goal instead of the exact value
+};
+int solve_cmd(const Common& c, const SolveArgs& a);
+
 // Opens --db for reading and finds its game's commands; on failure reports and sets `exit`.
 std::unique_ptr<Database> open_db(const Common& c, const GameCommands*& game, int& exit);
 

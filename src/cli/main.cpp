@@ -127,6 +127,19 @@ int run(int argc, char** argv) {
     if (auto db = open_db(c, g, exit)) exit = info(c, *db);
   });
 
+  SolveArgs solve_args;
+  auto* solve = app.add_subcommand(
+      "solve", "Solve an Awari position beyond the databases by proof-number search");
+  add_db_options(solve, c, false);
+  solve->add_option("position", solve_args.position, "The position (12 pits)")->required();
+  solve->add_option("--algorithm", solve_args.algorithm,
+                    "pn, pn-naive, pn-eval, pn2, ef-pn, ief-pn, ef-pn2, mc-pns, df-pn");
+  solve->add_option("--max-nodes", solve_args.max_nodes, "Nodes stored at once (tree or table)");
+  solve->add_option("--max-work", solve_args.max_work, "Expansions per threshold search");
+  solve->add_option("--threshold", solve_args.threshold,
+                    "Prove only: can the side to move reach this final difference?");
+  solve->callback([&] { exit = solve_cmd(c, solve_args); });
+
   auto* games_cmd = app.add_subcommand("games", "List the games retra can build");
   games_cmd->add_flag("--json", c.json, "Print the list as JSON");
   games_cmd->callback([&] {

@@ -36,6 +36,7 @@ nlohmann::json report_json(const EndgameReport& r) {
           {"threads", r.threads},
           {"kernel_seconds", r.kernel_seconds},
           {"seconds", r.seconds},
+          {"rss_bytes", r.rss_bytes},
           {"file_bytes", r.file_bytes},
           {"raw_bytes", r.raw_bytes},
           {"stats", r.stats}};
@@ -48,13 +49,14 @@ std::string report_row(const EndgameReport& r) {
                ? fmt::format("{}/{}", st[k][0].get<std::uint64_t>(), st[k][1].get<std::uint64_t>())
                : std::string("-");
   };
-  return fmt::format(
-      "{:<12} {:>11} {:>11} {:>11} {:>13} {:>5} {:>8.2f} {:>10}  {}{}", r.name, r.index_size,
-      r.paper_index_size, st.value("valid_positions", 0ull), pair("draws"),
-      st.contains("max_dtm_plies") && !st["max_dtm_plies"].is_null()
-          ? std::to_string(st["max_dtm_plies"].get<int>())
-          : "-",
-      r.seconds, format_bytes(r.file_bytes), r.metric, r.skipped ? " (already built)" : "");
+  return fmt::format("{:<12} {:>11} {:>11} {:>11} {:>17} {:>5} {:>8.2f} {:>10} {:>10}  {}{}",
+                     r.name, r.index_size, r.paper_index_size, st.value("valid_positions", 0ull),
+                     pair("draws"),
+                     st.contains("max_dtm_plies") && !st["max_dtm_plies"].is_null()
+                         ? std::to_string(st["max_dtm_plies"].get<int>())
+                         : "-",
+                     r.seconds, r.rss_bytes ? format_bytes(r.rss_bytes) : std::string("-"),
+                     format_bytes(r.file_bytes), r.metric, r.skipped ? " (already built)" : "");
 }
 
 int run_build(const Common& c, const BuildArgs& a) {
@@ -97,9 +99,9 @@ int run_build(const Common& c, const BuildArgs& a) {
                     "with {} thread(s)",
                     bo.endgames.size(), bo.db.string(), bo.threads));
     bar.println(p.summary());
-    bar.println(fmt::format("{:<12} {:>11} {:>11} {:>11} {:>13} {:>5} {:>8} {:>10}  {}", "endgame",
-                            "index", "paper", "valid", "draws r/b", "dtm", "seconds", "on disk",
-                            "metric"));
+    bar.println(fmt::format("{:<12} {:>11} {:>11} {:>11} {:>17} {:>5} {:>8} {:>10} {:>10}  {}",
+                            "endgame", "index", "paper", "valid", "draws r/b", "dtm", "seconds",
+                            "RSS", "on disk", "metric"));
   };
   if (!c.json) bo.on_endgame = [&](const EndgameReport& r) { bar.println(report_row(r)); };
   const auto t0 = std::chrono::steady_clock::now();

@@ -248,6 +248,7 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
         r.levels = rec->build.value("levels", 0);
         r.kernel_seconds = rec->build.value("kernel_seconds", 0.0);
         r.seconds = rec->build.value("seconds", 0.0);
+        r.rss_bytes = rec->build.value("rss_bytes", std::uint64_t{0});
         r.file_bytes = rec->file_bytes;
         r.raw_bytes = rec->raw_bytes;
         r.stats = rec->stats;
@@ -306,6 +307,7 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
       return fail(st.error());
     }
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
+    r.rss_bytes = current_rss_bytes();
     r.levels = st->levels;
     *state = {};
     const auto ts = Clock::now();
@@ -344,6 +346,7 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
                  {"stats_seconds", stats_seconds},
                  {"predecessors", st->predecessors},
                  {"seconds", r.seconds},
+                 {"rss_bytes", r.rss_bytes},
                  {"max_frontier", st->max_frontier},
                  {"block_entries", opt.block_entries},
                  {"zstd_level", opt.zstd_level},

@@ -454,6 +454,14 @@ std::uint64_t Indexer::rank(const std::uint8_t* sq, bool* mirrored, bool* symmet
     f = first_full(sq);
     fm = first.mirror_full[f];
   }
+  return finish_rank(f, fm, sq, mirrored, symmetric);
+}
+
+// The index from the first group's rank f and its mirror image's fm: the orientation with the
+// smaller first rank (the smaller rest when they tie) is the class representative.
+std::uint64_t Indexer::finish_rank(std::uint64_t f, std::uint64_t fm, const std::uint8_t* sq,
+                                   bool* mirrored, bool* symmetric) const {
+  const Group& first = groups_[0];
   bool mir = false, sym = false;
   std::uint64_t rest;
   if (fm == f) {
@@ -495,7 +503,25 @@ std::uint64_t Indexer::tail_rank(std::size_t from, const std::uint8_t* sq, std::
 Indexer::Partial Indexer::begin(const std::uint8_t* sq, int slot) const {
   Partial pt;
   pt.group = group_of_[slot];
-  if (pt.group == 0) return pt;  // the orientation itself may change: rank in full
+  if (pt.group == 0) {
+    // The orientation itself may change: rank in full, but keep what the other colour's royal
+    // group contributes when the first group is the royal pair.
+    if (groups_[0].kind == Kind::royal_pair) {
+      const Group& first = groups_[0];
+      const int nr = 1 + royal_[0].g + royal_[0].m;
+      int pos = 0;
+      while (first.slots[pos] != slot) ++pos;
+      pt.royal = true;
+      pt.full = false;
+      pt.colour = pos < nr ? 0 : 1;
+      std::uint8_t os[kMaxPieces];
+      const int off = pt.colour == 0 ? nr : 0, cnt = pt.colour == 0 ? first.k - nr : nr;
+      for (int i = 0; i < cnt; ++i) os[i] = sq[first.slots[off + i]];
+      pt.other_id = royal_id(1 - pt.colour, os);
+      pt.other_mid = royal_[1 - pt.colour].mirror_id[pt.other_id];
+    }
+    return pt;
+  }
   const std::uint64_t f = first_full(sq), fm = mirror_full(f);
   if (f == fm) return pt;  // the rest decides the orientation: rank in full
   pt.full = false;
@@ -521,6 +547,19 @@ Indexer::Partial Indexer::begin(const std::uint8_t* sq, int slot) const {
 std::uint64_t Indexer::rank_moved(const Partial& pt, const std::uint8_t* sq, bool* mirrored,
                                   bool* symmetric) const {
   if (pt.full) return rank(sq, mirrored, symmetric);
+  if (pt.royal) {
+    const Group& first = groups_[0];
+    const int nr = 1 + royal_[0].g + royal_[0].m;
+    std::uint8_t cs[kMaxPieces];
+    const int off = pt.colour == 0 ? 0 : nr, cnt = pt.colour == 0 ? nr : first.k - nr;
+    for (int i = 0; i < cnt; ++i) cs[i] = sq[first.slots[off + i]];
+    const std::uint64_t id = royal_id(pt.colour, cs);
+    const std::uint64_t mid = royal_[pt.colour].mirror_id[id];
+    const std::uint64_t nb = royal_[1].squares.size();
+    const std::uint64_t f = pt.colour == 0 ? id * nb + pt.other_id : pt.other_id * nb + id;
+    const std::uint64_t fm = pt.colour == 0 ? mid * nb + pt.other_mid : pt.other_mid * nb + mid;
+    return finish_rank(f, fm, sq, mirrored, symmetric);
+  }
   // The first group is not its own mirror image, so neither is the placement.
   if (mirrored) *mirrored = pt.mirror;
   if (symmetric) *symmetric = false;

@@ -36,6 +36,9 @@ struct EndgameReport {
   int levels = 0;
   int threads = 0;
   double kernel_seconds = 0, seconds = 0;
+  // Resident memory of the process when the endgame's kernel finished: its arrays, the values of
+  // the supporting endgames it reads, and whatever was built beside it at that moment.
+  std::uint64_t rss_bytes = 0;
   std::uint64_t file_bytes = 0, raw_bytes = 0;
   nlohmann::json stats;
 };

@@ -46,6 +46,11 @@ class Indexer {
     int group = 0;              // the slot's group
     bool mirror = false;        // orientation of every placement ranked through this Partial
     bool full = true;           // the slot moves the first group, or it is its own mirror image
+    // A royal piece of a royal-pair first group: the other colour's royal id (and mirror id)
+    // stays, only the moved colour's is recomputed.
+    bool royal = false;
+    int colour = 0;
+    std::uint32_t other_id = 0, other_mid = 0;
   };
   Partial begin(const std::uint8_t* sq, int slot) const;
   std::uint64_t rank_moved(const Partial& pt, const std::uint8_t* sq, bool* mirrored,
@@ -101,6 +106,8 @@ class Indexer {
   std::uint64_t mirror_full(std::uint64_t f) const;
   std::uint32_t royal_id(int c, const std::uint8_t* sq) const;
   bool canonical(std::uint64_t full, std::uint64_t rest, const std::uint8_t* sq) const;
+  std::uint64_t finish_rank(std::uint64_t f, std::uint64_t fm, const std::uint8_t* sq,
+                            bool* mirrored, bool* symmetric) const;
 
   Material material_;
   std::vector<Slot> slots_;

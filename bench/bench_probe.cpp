@@ -1,0 +1,130 @@
+// Probe throughput of the probing library (retra::probe::Prober), per game: random positions,
+// one thread and all threads, warm cache (every block already decompressed) and cold cache (a
+// cache too small to hold the working set, so most probes decompress a block).
+// The databases are built once at start in a temporary directory: Awari 0..16 stones
+// (2.6 M positions in the 16-stone segment), xiangqi KRKGG with its supporting endgames.
+// Reported: items_per_second = probes per second of one benchmark thread.
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "retra/games/awari/database.hpp"
+#include "retra/games/awari/index.hpp"
+#include "retra/games/xiangqi/database.hpp"
+#include "retra/probe.hpp"
+
+namespace {
+
+using namespace retra;
+
+struct Databases {
+  std::filesystem::path dir;
+  std::vector<std::array<int, 12>> awari;  // random 16-stone positions
+  std::vector<std::string> fens;           // random valid KRKGG positions
+  Databases() {
+    dir =
+        std::filesystem::temp_directory_path() / ("retra-bench-probe-" + std::to_string(getpid()));
+    awari::BuildOptions a;
+    a.last = 16;
+    a.db = dir / "awari";
+    a.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (!awari::build(a)) std::abort();
+    xiangqi::BuildOptions x;
+    x.endgames = {"KRKGG"};
+    x.db = dir / "xiangqi";
+    x.threads = a.threads;
+    if (!xiangqi::build(x)) std::abort();
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < (1 << 16); ++i) {
+      const auto b = awari::unrank(16, rng() % awari::positions(16));
+      std::array<int, 12> p;
+      for (int k = 0; k < 12; ++k) p[k] = b.pit[k];
+      awari.push_back(p);
+    }
+    auto g = xiangqi::Game::closure({*xiangqi::parse_material("KRKGG")});
+    const auto& game = **g;
+    const int s = game.find("KRKGG");
+    while (fens.size() < (1u << 14)) {
+      const auto pos = game.unrank(s, rng() % game.segment_size(s));
+      if (pos.valid) fens.push_back(xiangqi::to_fen(game.board(s, pos), pos.side));
+    }
+  }
+  ~Databases() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+Databases& dbs() {
+  static Databases d;
+  return d;
+}
+
+// One Prober per (game, cache size), shared by the benchmark's threads.
+probe::Prober& prober(const std::string& game, std::size_t cache) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::size_t>, std::unique_ptr<probe::Prober>> m;
+  std::lock_guard lock(mu);
+  auto& p = m[{game, cache}];
+  if (!p) {
+    probe::Value err;
+    p = probe::Prober::open((dbs().dir / game).string(), {.cache_bytes = cache}, &err);
+    if (!p) std::abort();
+  }
+  return *p;
+}
+
+constexpr std::size_t kWarm = std::size_t{1} << 30;  // holds every block
+constexpr std::size_t kCold = std::size_t{1} << 18;  // 4 blocks of 64 Ki entries
+
+void BM_AwariProbe(benchmark::State& st) {
+  const std::size_t cache = st.range(0) ? kWarm : kCold;
+  auto& p = prober("awari", cache);
+  const auto& pos = dbs().awari;
+  if (st.range(0) && st.thread_index() == 0)
+    for (const auto& x : pos) benchmark::DoNotOptimize(p.awari(x));  // warm every block
+  std::size_t i = static_cast<std::size_t>(st.thread_index()) * 7919;
+  for (auto _ : st) {
+    auto v = p.awari(pos[i++ & (pos.size() - 1)]);
+    benchmark::DoNotOptimize(v.value);
+  }
+  st.SetItemsProcessed(st.iterations());
+  st.SetLabel(st.range(0) ? "warm" : "cold");
+}
+BENCHMARK(BM_AwariProbe)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
+
+void BM_AwariProbeBatch(benchmark::State& st) {
+  auto& p = prober("awari", kWarm);
+  const auto& pos = dbs().awari;
+  std::vector<probe::Value> out(256);
+  std::size_t i = 0;
+  for (auto _ : st) {
+    p.awari_batch(std::span(pos).subspan(i, 256), out);
+    i = (i + 256) & (pos.size() - 1);
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * 256);
+}
+BENCHMARK(BM_AwariProbeBatch)->ThreadRange(1, 16)->UseRealTime();
+
+void BM_XiangqiProbe(benchmark::State& st) {
+  const std::size_t cache = st.range(0) ? kWarm : kCold;
+  auto& p = prober("xiangqi", cache);
+  const auto& fens = dbs().fens;
+  std::size_t i = static_cast<std::size_t>(st.thread_index()) * 7919;
+  for (auto _ : st) {
+    auto v = p.xiangqi(fens[i++ & (fens.size() - 1)]);
+    benchmark::DoNotOptimize(v.value);
+  }
+  st.SetItemsProcessed(st.iterations());
+  st.SetLabel(st.range(0) ? "warm" : "cold");
+}
+BENCHMARK(BM_XiangqiProbe)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
+
+}  // namespace

@@ -1,0 +1,84 @@
+// The probing library's C++ API: open a database directory, probe positions of its game by value,
+// one at a time or in batches, from any number of threads. Segments are opened on first use and
+// memory-mapped; decompressed blocks live in one LRU cache per Prober whose size the caller sets.
+// This header needs nothing but the standard library (link retra::retra, see docs/PROBING.md).
+// Thread safety: every const member may be called concurrently; open/destruction are not.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace retra::probe {
+
+// Error classes of the library; the C ABI returns the same numbers (retra.h).
+enum class Status : int {
+  ok = 0,
+  invalid_argument = 1,  // malformed position, wrong stone count, bad option
+  not_found = 2,         // no such directory, or the position's segment is not in the database
+  corrupt = 3,           // a checksum failed: the file is damaged
+  io = 4,                // the operating system refused a read
+  mismatch = 5,          // the directory holds another game's database, or a foreign file
+  resource = 6,          // out of memory
+  internal = 7,          // a bug: please report it
+  null_handle = 8,       // C ABI: a null handle or output pointer
+  wrong_game = 9,        // a probe for another game than the database holds
+  closed_handle = 10,    // C ABI: the handle was closed
+};
+std::string_view status_name(Status s) noexcept;
+
+// The outcome of one probe: a value, or a status with a message that says what to do.
+struct Value {
+  Status status = Status::ok;
+  int value =
+      0;  // Awari: final score difference for the side to move (-n..n, 0 = endless or
+          // even); xiangqi: the paper's Table 1 byte (0 draw, 1 win now, odd win, even loss)
+  std::string message;  // empty when ok
+  explicit operator bool() const noexcept { return status == Status::ok; }
+};
+
+struct Options {
+  std::size_t cache_bytes = std::size_t{64} << 20;  // decompressed blocks kept (LRU), all segments
+};
+
+struct CacheStats {
+  std::uint64_t hits = 0, misses = 0;  // block lookups
+  std::uint64_t bytes = 0;             // decompressed bytes held now
+};
+
+class Prober {
+ public:
+  // Opens a database directory (manifest only; segments open on first probe).
+  static std::unique_ptr<Prober> open(const std::string& dir, const Options& opt, Value* error);
+  ~Prober();
+  Prober(const Prober&) = delete;
+  Prober& operator=(const Prober&) = delete;
+
+  std::string_view game() const noexcept;  // "awari" or "xiangqi"
+
+  // Awari: the 12 pits, South's a..f (side to move) then North's A..F, as in the spec.
+  Value awari(const std::array<int, 12>& pits) const;
+  // Xiangqi: a FEN (either alphabet, w/r/b to move).
+  Value xiangqi(std::string_view fen) const;
+  // Raw access: the stored byte at `index` of segment `name` (Awari: "16"; xiangqi: "KRKGGMM").
+  Value stored(std::string_view segment, std::uint64_t index) const;
+
+  // Many positions at once; out[i] receives position i's result. Positions are grouped by block
+  // so each block is looked up once per batch.
+  void awari_batch(std::span<const std::array<int, 12>> positions, std::span<Value> out) const;
+  void xiangqi_batch(std::span<const std::string_view> fens, std::span<Value> out) const;
+
+  CacheStats cache_stats() const noexcept;
+
+  struct Impl;
+
+ private:
+  explicit Prober(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace retra::probe

@@ -1,0 +1,73 @@
+/* retra's C ABI for probing databases from other programs and languages (C, Python ctypes, ...).
+ * Opaque handles, integer status codes, no exception ever crosses it. A handle may be used by
+ * many threads at once; retra_close must not race with probes on the same handle.
+ * Messages: retra_last_error() holds the calling thread's last failure, until its next call. */
+#ifndef RETRA_RETRA_H
+#define RETRA_RETRA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define RETRA_API __attribute__((visibility("default")))
+#else
+#define RETRA_API
+#endif
+
+#define RETRA_ABI_VERSION 1
+
+/* Status codes (the same numbers as retra::probe::Status). */
+enum retra_status {
+  RETRA_OK = 0,
+  RETRA_INVALID_ARGUMENT = 1, /* malformed position, wrong stone count */
+  RETRA_NOT_FOUND = 2,        /* no such directory / segment not built */
+  RETRA_CORRUPT = 3,          /* a checksum failed */
+  RETRA_IO = 4,
+  RETRA_MISMATCH = 5, /* not a database this library can probe */
+  RETRA_RESOURCE = 6,
+  RETRA_INTERNAL = 7,
+  RETRA_NULL_HANDLE = 8,   /* a null handle or output pointer */
+  RETRA_WRONG_GAME = 9,    /* e.g. an Awari probe on a xiangqi database */
+  RETRA_CLOSED_HANDLE = 10 /* the handle was closed */
+};
+
+typedef struct retra_db retra_db;
+
+/* Opens the database directory `dir`; cache_bytes bounds the decompressed-block cache
+ * (0: a default of 64 MiB). On success *out is a live handle. */
+RETRA_API int retra_open(const char* dir, size_t cache_bytes, retra_db** out);
+/* Closes a handle; later calls with it return RETRA_CLOSED_HANDLE. */
+RETRA_API int retra_close(retra_db* db);
+/* "awari" or "xiangqi", valid while the process lives. */
+RETRA_API int retra_game(const retra_db* db, const char** game);
+
+/* Awari: pits[0..5] the side to move's pits a..f, pits[6..11] the opponent's. *value: the final
+ * score difference for the side to move with best play (-n..n). */
+RETRA_API int retra_awari_probe(const retra_db* db, const int pits[12], int* value);
+/* n positions of 12 ints each; values[i] and statuses[i] per position (statuses may be NULL).
+ * Returns RETRA_OK when every probe succeeded, else the first failing status. */
+RETRA_API int retra_awari_probe_batch(const retra_db* db, const int* pits, size_t n, int* values,
+                                      int* statuses);
+
+/* Xiangqi: a FEN; *value is the paper's Table 1 byte: 0 draw, 1 the side to move captures the
+ * king now, odd n wins in n plies, even n loses in n plies. */
+RETRA_API int retra_xiangqi_probe(const retra_db* db, const char* fen, int* value);
+RETRA_API int retra_xiangqi_probe_batch(const retra_db* db, const char* const* fens, size_t n,
+                                        int* values, int* statuses);
+
+/* Block-cache counters of a handle. */
+RETRA_API int retra_cache_stats(const retra_db* db, unsigned long long* hits,
+                                unsigned long long* misses, unsigned long long* bytes);
+
+RETRA_API const char* retra_last_error(void);
+RETRA_API const char* retra_status_name(int status);
+RETRA_API const char* retra_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RETRA_RETRA_H */

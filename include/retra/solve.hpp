@@ -1,0 +1,83 @@
+// Proof-number solvers over one tree / transposition-table core with pluggable leaf
+// initialization: PN (Allis, mobility), PN-Naive (1/1), PN-Eval, PN² (Breuker), EF-PN and IEF-PN
+// (Winands & Schadd), EF-PN², MC-PNS (Saito et al.) and df-pn with the 1+ε trick (Pawlewicz &
+// Lew). Positions inside the built databases are exact leaves (read through retra::probe).
+// A search proves or disproves a binary goal; multi-valued Awari roots are solved by binary
+// search over thresholds, as Allis did. docs/SOLVER.md describes every rule and the experiments.
+// Thread safety: a Solver runs one search at a time; distinct Solvers may run concurrently on
+// one Prober (probing is thread-safe).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "retra/error.hpp"
+#include "retra/probe.hpp"
+
+namespace retra::solve {
+
+enum class Algorithm { pn, pn_naive, pn_eval, pn2, ef_pn, ief_pn, ef_pn2, mc_pns, dfpn };
+inline constexpr Algorithm kAlgorithms[] = {
+    Algorithm::pn,     Algorithm::pn_naive, Algorithm::pn_eval, Algorithm::pn2, Algorithm::ef_pn,
+    Algorithm::ief_pn, Algorithm::ef_pn2,   Algorithm::mc_pns,  Algorithm::dfpn};
+std::string_view name(Algorithm a);
+Result<Algorithm> parse_algorithm(std::string_view s);
+
+struct Options {
+  Algorithm algorithm = Algorithm::pn;
+  std::uint64_t max_nodes = 2'000'000;  // nodes stored at once (tree nodes, or TT entries)
+  std::uint64_t max_work = 50'000'000;  // node expansions per threshold search, then give up
+  // EF-PN / PN-Eval (Winands & Schadd eq. 2-6): a, b and the step threshold t (eval units).
+  double a = 20, b = 5;
+  int t = 100;
+  // MC-PNS: N random sequences of length la per new leaf.
+  int mc_n = 4, mc_la = 25;
+  std::uint64_t seed = 1;
+  // df-pn: the 1+ε trick (a child's threshold is the second-best number times 1 + ε).
+  double epsilon = 0.25;
+};
+
+struct Stats {
+  std::uint64_t expanded = 0;      // nodes expanded (df-pn: internal nodes visited)
+  std::uint64_t generated = 0;     // nodes created
+  std::uint64_t largest = 0;       // most nodes stored at once (tree or TT)
+  std::uint64_t searches = 0;      // threshold searches (binary search steps)
+  std::uint64_t leaves_exact = 0;  // leaves valued from the databases or the rules
+  double seconds = 0;
+};
+
+// The outcome of one goal: proven, disproven, or unknown (a limit was hit).
+enum class Outcome { proven, disproven, unknown };
+
+struct AwariResult {
+  bool solved = false;
+  int value = 0;             // the exact value (side to move's final difference), when solved
+  int lower = 0, upper = 0;  // bounds proven so far (value in [lower, upper])
+  Stats stats;
+};
+
+class AwariSolver {
+ public:
+  // db: an Awari database holding every stone count 0..db_max; positions with at most db_max
+  // stones are exact leaves read from it, positions with more are searched.
+  AwariSolver(const probe::Prober& db, int db_max, Options opt);
+
+  // Whether the side to move can end with a final difference >= threshold (unknown when a limit
+  // was hit or a database read failed).
+  Outcome prove(const std::array<int, 12>& pits, int threshold, Stats* stats);
+  // The exact value by binary search over thresholds.
+  Result<AwariResult> solve(const std::array<int, 12>& pits);
+
+  struct Impl;
+
+ private:
+  const probe::Prober& db_;
+  int db_max_;
+  Options opt_;
+  std::optional<Error> error_;  // a database read failed (corrupt block): solve() reports it
+};
+
+}  // namespace retra::solve
