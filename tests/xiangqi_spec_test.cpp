@@ -55,5 +55,45 @@ TEST(XiangqiSpec, AppendixARowsExactly) {
   EXPECT_TRUE(v->ok) << (v->failure ? v->failure->message : "");
 }
 
+// Distance to conversion (Fang 3.3): the same outcome for every position as distance to mate
+// (draw, win or loss for the side to move), shorter or equal distances, accepted by the verifier.
+TEST(XiangqiSpec, DistanceToConversionKeepsEveryOutcome) {
+  test::TempDir dir;
+  BuildOptions opt;
+  opt.endgames = {"KRKG"};
+  opt.threads = 2;
+  opt.db = dir / "dtm";
+  ASSERT_TRUE(build(opt));
+  opt.db = dir / "dtc";
+  opt.dtc = true;
+  ASSERT_TRUE(build(opt));
+  auto dtm = Database::open(dir / "dtm");
+  auto dtc = Database::open(dir / "dtc");
+  ASSERT_TRUE(dtm && dtc);
+  EXPECT_EQ((*dtc)->manifest().find("KRKG")->stats["metric"], "dtc");
+  for (const char* name : {"KRK", "KRKG"}) {
+    const auto a = test::read_segment(**dtm, name), b = test::read_segment(**dtc, name);
+    ASSERT_EQ(a.size(), b.size());
+    int shorter = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const int x = static_cast<std::uint8_t>(a[i]), y = static_cast<std::uint8_t>(b[i]);
+      ASSERT_EQ(x == 0, y == 0) << name << " " << i;
+      ASSERT_EQ(x % 2, y % 2) << name << " " << i;
+      if (x % 2 == 1) {
+        EXPECT_LE(y, x) << name << " " << i;  // a win converts no later than it mates
+      }
+      shorter += y < x;
+    }
+    // KRK has no capture but the king's: there, conversion is mate.
+    if (std::string(name) == "KRK")
+      EXPECT_EQ(shorter, 0);
+    else
+      EXPECT_GT(shorter, 0) << name;
+  }
+  auto rep = verify(**dtc, {});
+  ASSERT_TRUE(rep) << rep.error().message();
+  EXPECT_TRUE(rep->ok);
+}
+
 }  // namespace
 }  // namespace retra::xiangqi

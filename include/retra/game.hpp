@@ -24,8 +24,8 @@
 //                                  MoveCount{legal, quiet}. Kernels that only count the
 //                                  non-converting moves (initialization) skip ranking them.
 //   for_each_unmove(s, q, f)       f(parent_index, parent) for every (parent, move) pair inside
-//   segment s
-//                                  whose non-converting move leads to q: the predecessors. Needed
+//                                  segment s whose non-converting move leads to q: the
+//                                  predecessors. Needed
 //                                  by the backward kernel. Contract: over all q of the segment,
 //                                  each parent is reported exactly as often as it has
 //                                  non-converting legal moves (tests/awari_board_test.cpp checks

@@ -23,6 +23,7 @@ struct BuildArgs {
   bool force = false;
   std::string memory = "80%";
   std::string tune;
+  std::string metric = "dtm";
 };
 
 nlohmann::json report_json(const EndgameReport& r) {
@@ -77,6 +78,12 @@ int run_build(const Common& c, const BuildArgs& a) {
   bo.jobs = a.jobs;
   bo.force = a.force;
   bo.zstd_level = a.zstd_level;
+  if (a.metric != "dtm" && a.metric != "dtc")
+    return report_error(c, Error(Errc::invalid_argument,
+                                 fmt::format("--metric '{}': use dtm (distance to mate, falling "
+                                             "back to dtc only where it overflows) or dtc",
+                                             a.metric)));
+  bo.dtc = a.metric == "dtc";
   bo.block_entries = a.block_size;
   auto limit = parse_memory_size(a.memory);
   if (!limit) return report_error(c, limit.error());
@@ -154,6 +161,9 @@ void add_build(CLI::App& build_cmd, Common& c, int& exit) {
   sub->add_option("--block-size", a->block_size, "Entries per compressed block")
       ->check(CLI::Range(256, 1 << 26));
   sub->add_flag("--force", a->force, "Rebuild the named endgames if they exist");
+  sub->add_option("--metric", a->metric,
+                  "dtm (default; dtc only where a distance exceeds 254 plies) or dtc "
+                  "(distance to conversion everywhere)");
   sub->add_option("--memory", a->memory, "Memory the build may use: 12G, 512M, 80% (default)");
   sub->add_option("--tune", a->tune, "Switch kernel optimizations off (docs/PERFORMANCE.md)");
   sub->add_flag("--json", c.json, "Print the report as JSON");

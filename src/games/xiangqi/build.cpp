@@ -294,9 +294,10 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
     ko.label = eg.name;
     ko.tuning = opt.tuning;
     const auto tk = Clock::now();
+    ko.dtc = opt.dtc;
+    r.metric = opt.dtc ? "dtc" : "dtm";
     auto st = kernels::backward(game, s, values->span(), state->span(), lower, ko);
-    r.metric = "dtm";
-    if (!st && is_overflow(st.error())) {
+    if (!st && !opt.dtc && is_overflow(st.error())) {
       // A distance beyond 254 plies: distance to conversion instead (Fang 3.3).
       ko.dtc = true;
       r.metric = "dtc";

@@ -52,6 +52,9 @@ struct BuildOptions {
   int zstd_level = 3;
   std::uint32_t block_entries = format::kDefaultBlockEntries;
   std::uint64_t memory_limit = 0;  // 0: 80% of RAM
+  // Distance to conversion for every endgame built (Fang 3.3), not only where a distance to mate
+  // would exceed 254 plies.
+  bool dtc = false;
   Tuning tuning;
   Progress* progress = nullptr;
   std::function<void(const MemoryPlan&)> on_plan;
