@@ -1,6 +1,6 @@
 // Probe throughput of the probing library (retra::probe::Prober), per game: random positions,
 // one thread and all threads, warm cache (every block already decompressed) and cold cache (a
-// cache too small to hold the working set, so most probes decompress a block).
+// cache smaller than one block per shard, so every probe decompresses a block).
 // The databases are built once at start in a temporary directory: Awari 0..16 stones
 // (2.6 M positions in the 16-stone segment), xiangqi KRKGG with its supporting endgames.
 // Reported: items_per_second = probes per second of one benchmark thread.
@@ -81,7 +81,7 @@ probe::Prober& prober(const std::string& game, std::size_t cache) {
 }
 
 constexpr std::size_t kWarm = std::size_t{1} << 30;  // holds every block
-constexpr std::size_t kCold = std::size_t{1} << 18;  // 4 blocks of 64 Ki entries
+constexpr std::size_t kCold = std::size_t{1} << 18;  // < 1 block per shard: reads through
 
 void BM_AwariProbe(benchmark::State& st) {
   const std::size_t cache = st.range(0) ? kWarm : kCold;
