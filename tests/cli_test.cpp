@@ -281,18 +281,7 @@ TEST(CliCorruption, FlippedBlockByteFailsVerifyAndProbe) {
             0);
   // Flip a byte in the middle of block 3 of the 7-stone segment.
   const auto path = dir / "db" / "awari-7.rseg";
-  std::uint64_t offset;
-  {
-    auto m = io::MappedFile::open(path);
-    format::BlockEntry e;
-    std::memcpy(&e, m->bytes().data() + sizeof(format::SegmentHeader) + 3 * sizeof e, sizeof e);
-    offset = e.offset + e.compressed_bytes / 2;
-  }
-  {
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.put('\x7f');
-  }
+  test::damage_block(path, 3);
   const Outcome v = retra({"verify", "--db", db, "--json"});
   EXPECT_EQ(v.exit, 1) << v.err;
   const auto j = nlohmann::json::parse(v.out);

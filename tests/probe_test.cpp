@@ -134,19 +134,7 @@ TEST_F(Probe, CorruptedBlockIsAnErrorNotAValue) {
   test::TempDir dir;
   std::filesystem::copy(awari_db(), dir / "db");
   const auto path = dir / "db" / "awari-7.rseg";
-  std::uint64_t offset;
-  {
-    auto m = io::MappedFile::open(path);
-    ASSERT_TRUE(m);
-    format::BlockEntry e;
-    std::memcpy(&e, m->bytes().data() + sizeof(format::SegmentHeader) + 3 * sizeof e, sizeof e);
-    offset = e.offset + e.compressed_bytes / 2;
-  }
-  {
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.put('\x7f');
-  }
+  test::damage_block(path, 3);
   probe::Value err;
   auto p = Prober::open((dir / "db").string(), {}, &err);
   ASSERT_TRUE(p) << err.message;

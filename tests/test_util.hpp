@@ -4,13 +4,17 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "retra/database.hpp"
+#include "retra/format/segment.hpp"
+#include "retra/io/file.hpp"
 
 namespace retra::test {
 
@@ -41,6 +45,21 @@ inline std::vector<std::int8_t> read_segment(const Database& db, const std::stri
   auto s = (*seg)->read_all({reinterpret_cast<std::uint8_t*>(v.data()), v.size()}, 2);
   EXPECT_TRUE(s) << (s ? "" : s.error().message());
   return v;
+}
+
+// Overwrites a byte in the middle of block b of a segment file (its checksum no longer matches).
+inline void damage_block(const std::filesystem::path& path, std::uint64_t b) {
+  std::uint64_t offset;
+  {
+    auto m = io::MappedFile::open(path);
+    ASSERT_TRUE(m) << m.error().message();
+    format::BlockEntry e;
+    std::memcpy(&e, m->bytes().data() + sizeof(format::SegmentHeader) + b * sizeof e, sizeof e);
+    offset = e.offset + e.compressed_bytes / 2;
+  }
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put('\x7f');
 }
 
 }  // namespace retra::test

@@ -58,6 +58,17 @@ int check(const retra_db* db, const retra::probe::Prober** out) {
   return RETRA_OK;
 }
 
+// Copies a batch's results out; the first failure's status (and message) is the return value.
+int store_batch(const std::vector<Value>& out, int* values, int* statuses) {
+  int first = RETRA_OK;
+  for (size_t i = 0; i < out.size(); ++i) {
+    values[i] = out[i] ? out[i].value : 0;
+    if (statuses) statuses[i] = static_cast<int>(out[i].status);
+    if (!out[i] && first == RETRA_OK) first = finish(out[i]);
+  }
+  return first;
+}
+
 template <class F>
 int guarded(F&& f) noexcept {
   try {
@@ -140,13 +151,7 @@ int retra_awari_probe_batch(const retra_db* db, const int* pits, size_t n, int* 
     for (size_t i = 0; i < n; ++i) std::copy(pits + 12 * i, pits + 12 * i + 12, pos[i].begin());
     std::vector<Value> out(n);
     p->awari_batch(pos, out);
-    int first = RETRA_OK;
-    for (size_t i = 0; i < n; ++i) {
-      values[i] = out[i] ? out[i].value : 0;
-      if (statuses) statuses[i] = static_cast<int>(out[i].status);
-      if (!out[i] && first == RETRA_OK) first = finish(out[i]);
-    }
-    return first;
+    return store_batch(out, values, statuses);
   });
 }
 
@@ -175,13 +180,7 @@ int retra_xiangqi_probe_batch(const retra_db* db, const char* const* fens, size_
     }
     std::vector<Value> out(n);
     p->xiangqi_batch(f, out);
-    int first = RETRA_OK;
-    for (size_t i = 0; i < n; ++i) {
-      values[i] = out[i] ? out[i].value : 0;
-      if (statuses) statuses[i] = static_cast<int>(out[i].status);
-      if (!out[i] && first == RETRA_OK) first = finish(out[i]);
-    }
-    return first;
+    return store_batch(out, values, statuses);
   });
 }
 

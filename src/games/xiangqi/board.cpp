@@ -74,6 +74,31 @@ char piece_letter(PieceType t, Color c) {
   return c == red ? l : static_cast<char>(l - 'A' + 'a');
 }
 
+std::optional<PieceType> piece_type_of(char letter) {
+  switch (letter >= 'a' && letter <= 'z' ? static_cast<char>(letter - 'a' + 'A') : letter) {
+    case 'K':
+      return king;
+    case 'G':
+    case 'A':
+      return guard;
+    case 'M':
+    case 'B':
+    case 'E':
+      return minister;
+    case 'R':
+      return rook;
+    case 'N':
+    case 'H':
+      return knight;
+    case 'C':
+      return cannon;
+    case 'P':
+      return pawn;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string to_fen(const Board& b, Color side) {
   std::string s;
   for (int r = kRanks - 1; r >= 0; --r) {
@@ -120,40 +145,13 @@ Result<FenPosition> parse_fen(std::string_view fen) {
       continue;
     }
     const bool upper = ch >= 'A' && ch <= 'Z';
-    const char u = upper ? ch : static_cast<char>(ch - 'a' + 'A');
-    PieceType t;
-    switch (u) {
-      case 'K':
-        t = king;
-        break;
-      case 'G':
-      case 'A':
-        t = guard;
-        break;
-      case 'M':
-      case 'B':
-      case 'E':
-        t = minister;
-        break;
-      case 'R':
-        t = rook;
-        break;
-      case 'N':
-      case 'H':
-        t = knight;
-        break;
-      case 'C':
-        t = cannon;
-        break;
-      case 'P':
-        t = pawn;
-        break;
-      default:
-        return bad(
-            fmt::format("unknown piece letter '{}' (use K, G or A, M or B or E, R, N or "
-                        "H, C, P)",
-                        ch));
-    }
+    const auto type = piece_type_of(ch);
+    if (!type)
+      return bad(
+          fmt::format("unknown piece letter '{}' (use K, G or A, M or B or E, R, N or "
+                      "H, C, P)",
+                      ch));
+    const PieceType t = *type;
     if (file >= kFiles) return bad(fmt::format("rank {} has more than 9 files", rank));
     const Color c = upper ? red : black;
     const int sq = square(file, rank);

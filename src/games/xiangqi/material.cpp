@@ -44,37 +44,9 @@ Result<Material> parse_material(std::string_view name) {
   int side = -1;
   for (std::size_t i = 0; i < name.size(); ++i) {
     const char ch = name[i];
-    const char u = ch >= 'a' && ch <= 'z' ? static_cast<char>(ch - 'a' + 'A') : ch;
-    PieceType t;
-    switch (u) {
-      case 'K':
-        t = king;
-        break;
-      case 'R':
-        t = rook;
-        break;
-      case 'N':
-      case 'H':
-        t = knight;
-        break;
-      case 'C':
-        t = cannon;
-        break;
-      case 'P':
-        t = pawn;
-        break;
-      case 'G':
-      case 'A':
-        t = guard;
-        break;
-      case 'M':
-      case 'B':
-      case 'E':
-        t = minister;
-        break;
-      default:
-        return bad(fmt::format("unknown piece letter '{}'", ch));
-    }
+    const auto type = piece_type_of(ch);
+    if (!type) return bad(fmt::format("unknown piece letter '{}'", ch));
+    const PieceType t = *type;
     if (t == king) {
       if (++side > 1) return bad("more than two kings");
       m.count[side][king] = 1;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -76,6 +77,8 @@ Result<FenPosition> parse_fen(std::string_view fen);
 std::string to_fen(const Board& b, Color side);  // the paper's letters (K G M R N C P)
 
 char piece_letter(PieceType t, Color c);  // paper's alphabet
+// The piece type of a letter in either alphabet and either case (K G/A M/B/E R N/H C P).
+std::optional<PieceType> piece_type_of(char letter);
 
 }  // namespace retra::xiangqi
 
