@@ -25,8 +25,9 @@ using namespace retra;
 
 struct Databases {
   std::filesystem::path dir;
-  std::vector<std::array<int, 12>> awari;  // random 16-stone positions
-  std::vector<std::string> fens;           // random valid KRKGG positions
+  std::vector<std::array<int, 12>> awari;              // random 16-stone positions
+  std::vector<std::string> fens;                       // random valid KRKGG positions
+  std::vector<std::pair<xiangqi::Board, int>> boards;  // the same positions as boards
   Databases() {
     dir =
         std::filesystem::temp_directory_path() / ("retra-bench-probe-" + std::to_string(getpid()));
@@ -52,7 +53,9 @@ struct Databases {
     const int s = game.find("KRKGG");
     while (fens.size() < (1u << 14)) {
       const auto pos = game.unrank(s, rng() % game.segment_size(s));
-      if (pos.valid) fens.push_back(xiangqi::to_fen(game.board(s, pos), pos.side));
+      if (!pos.valid) continue;
+      fens.push_back(xiangqi::to_fen(game.board(s, pos), pos.side));
+      boards.emplace_back(game.board(s, pos), pos.side);
     }
   }
   ~Databases() {
@@ -126,5 +129,21 @@ void BM_XiangqiProbe(benchmark::State& st) {
   st.SetLabel(st.range(0) ? "warm" : "cold");
 }
 BENCHMARK(BM_XiangqiProbe)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
+
+// The same positions by board (engines and the solver): no FEN parsing.
+void BM_XiangqiProbeBoard(benchmark::State& st) {
+  const std::size_t cache = st.range(0) ? kWarm : kCold;
+  auto& p = prober("xiangqi", cache);
+  const auto& boards = dbs().boards;
+  std::size_t i = static_cast<std::size_t>(st.thread_index()) * 7919;
+  for (auto _ : st) {
+    const auto& [b, side] = boards[i++ & (boards.size() - 1)];
+    auto v = p.xiangqi_board(b, side);
+    benchmark::DoNotOptimize(v.value);
+  }
+  st.SetItemsProcessed(st.iterations());
+  st.SetLabel(st.range(0) ? "warm" : "cold");
+}
+BENCHMARK(BM_XiangqiProbeBoard)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
 
 }  // namespace

@@ -117,7 +117,25 @@ TEST_F(Probe, XiangqiFensAndWrongGames) {
     auto r = xiangqi::probe(**db, fen);
     ASSERT_TRUE(r) << r.error().message();
     EXPECT_EQ(v.value, r->value) << fen;
+    // The board path gives the same value, through the C++ API and the C ABI.
+    const auto fp = xiangqi::parse_fen(fen);
+    ASSERT_TRUE(fp);
+    EXPECT_EQ(p->xiangqi_board(fp->board, fp->side).value, v.value) << fen;
+    retra_db* c = nullptr;
+    ASSERT_EQ(retra_open(xiangqi_db().c_str(), 0, &c), RETRA_OK);
+    int cv = -1;
+    EXPECT_EQ(retra_xiangqi_probe_board(c, fp->board.data(), fp->side, &cv), RETRA_OK);
+    EXPECT_EQ(cv, v.value) << fen;
+    EXPECT_EQ(retra_close(c), RETRA_OK);
   }
+  xiangqi::Board board = xiangqi::parse_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 w")->board;
+  EXPECT_EQ(p->xiangqi_board(board, 2).status, Status::invalid_argument);
+  board[0] = 8;  // no piece has code 8
+  EXPECT_EQ(p->xiangqi_board(board, 0).status, Status::invalid_argument);
+  board[0] = xiangqi::code(xiangqi::king, xiangqi::red);  // a second red king, off its palace
+  const auto two_kings = p->xiangqi_board(board, 0);
+  EXPECT_EQ(two_kings.status, Status::invalid_argument);
+  EXPECT_NE(two_kings.message.find("cannot stand on a0"), std::string::npos) << two_kings.message;
   EXPECT_EQ(p->xiangqi("3k5/9/9/9/9/9/9/9/9/4K4 w").value, 0) << "armless: a draw";
   EXPECT_EQ(p->xiangqi("4k4/9/9/9/9/9/9/9/9/4K4 w").value, 1) << "kings facing";
   EXPECT_EQ(p->xiangqi("3k5/9/9/9/9/9/9/9/4N4/4K4 w").status, Status::not_found);
@@ -160,6 +178,9 @@ TEST_F(Probe, CAbiMisuseReturnsErrors) {
   ASSERT_EQ(retra_awari_probe(db, pits, &value), RETRA_OK);
   EXPECT_EQ(retra_awari_probe(db, pits, nullptr), RETRA_NULL_HANDLE);
   EXPECT_EQ(retra_xiangqi_probe(db, "3k5/9/9/9/9/9/9/9/4R4/4K4 w", &value), RETRA_WRONG_GAME);
+  const unsigned char board[90] = {};
+  EXPECT_EQ(retra_xiangqi_probe_board(db, board, 0, &value), RETRA_WRONG_GAME);
+  EXPECT_EQ(retra_xiangqi_probe_board(db, nullptr, 0, &value), RETRA_NULL_HANDLE);
   const int bad[12] = {60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   EXPECT_EQ(retra_awari_probe(db, bad, &value), RETRA_INVALID_ARGUMENT);
   int batch[24], values[2], statuses[2];

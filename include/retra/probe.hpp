@@ -64,6 +64,11 @@ class Prober {
   Value awari(const std::array<int, 12>& pits) const;
   // Xiangqi: a FEN (either alphabet, w/r/b to move).
   Value xiangqi(std::string_view fen) const;
+  // Xiangqi by board, without FEN parsing (engines, the solver): 90 squares numbered rank * 9 +
+  // file (file a..i = 0..8, Red's back rank = 0), each 0 (empty) or 1 + type + 8 * colour with
+  // types K R N C P G M = 0..6 and colours Red 0, Black 1; side_to_move 0 = Red, 1 = Black.
+  // An impossible board is an invalid_argument error, as a bad FEN is.
+  Value xiangqi_board(std::span<const std::uint8_t, 90> board, int side_to_move) const;
   // Raw access: the stored byte at `index` of segment `name` (Awari: "16"; xiangqi: "KRKGGMM").
   Value stored(std::string_view segment, std::uint64_t index) const;
 

@@ -57,6 +57,11 @@ RETRA_API int retra_awari_probe_batch(const retra_db* db, const int* pits, size_
 RETRA_API int retra_xiangqi_probe(const retra_db* db, const char* fen, int* value);
 RETRA_API int retra_xiangqi_probe_batch(const retra_db* db, const char* const* fens, size_t n,
                                         int* values, int* statuses);
+/* Xiangqi by board, without FEN parsing: board[rank * 9 + file] (file a..i = 0..8, Red's back
+ * rank 0) is 0 for empty or 1 + type + 8 * colour, types K R N C P G M = 0..6, colours Red 0,
+ * Black 1; side_to_move 0 = Red, 1 = Black. An impossible board returns RETRA_INVALID_ARGUMENT. */
+RETRA_API int retra_xiangqi_probe_board(const retra_db* db, const unsigned char board[90],
+                                        int side_to_move, int* value);
 
 /* Block-cache counters of a handle. */
 RETRA_API int retra_cache_stats(const retra_db* db, unsigned long long* hits,

@@ -166,6 +166,18 @@ int retra_xiangqi_probe(const retra_db* db, const char* fen, int* value) {
   });
 }
 
+int retra_xiangqi_probe_board(const retra_db* db, const unsigned char board[90], int side_to_move,
+                              int* value) {
+  return guarded([&] {
+    const retra::probe::Prober* p = nullptr;
+    if (int st = check(db, &p); st != RETRA_OK) return st;
+    if (!board || !value) return fail(Status::null_handle, "board or value is null");
+    const Value v = p->xiangqi_board(std::span<const std::uint8_t, 90>(board, 90), side_to_move);
+    if (v) *value = v.value;
+    return finish(v);
+  });
+}
+
 int retra_xiangqi_probe_batch(const retra_db* db, const char* const* fens, size_t n, int* values,
                               int* statuses) {
   return guarded([&] {

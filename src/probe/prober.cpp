@@ -207,6 +207,9 @@ struct Prober::Impl {
   std::vector<std::unique_ptr<Slot>> slots;
   std::map<std::string, int, std::less<>> by_name;
   int awari_slot[awari::kMaxStones + 1];
+  // xiangqi: slot by piece counts (count_key) for the endgames without pinned pawns, so that a
+  // probe finds its segment without building a Material and its name.
+  std::unordered_map<std::uint64_t, int> by_counts;
   std::unique_ptr<BlockCache> cache;
 
   const format::SegmentReader* reader(Slot& s, Value* err) const {
@@ -286,18 +289,39 @@ struct Prober::Impl {
     return success(n);
   }
 
-  Value xiangqi_locate(std::string_view fen, int* slot, std::uint64_t* index) const {
+  // Piece counts packed 3 bits per (colour, type); 0 for the armless.
+  static std::uint64_t count_key(const xiangqi::Board& board) {
+    std::uint64_t key = 0;
+    bool armed = false;
+    for (std::uint8_t pc : board)
+      if (pc) {
+        key += std::uint64_t{1} << (3 * (pc - 1));
+        armed |= xiangqi::attacking(xiangqi::type_of(pc));
+      }
+    return armed ? key : 0;
+  }
+  static std::uint64_t count_key(const xiangqi::Material& m) {
+    std::uint64_t key = 0;
+    for (int c = 0; c < 2; ++c)
+      for (int t = 0; t < xiangqi::kTypes; ++t)
+        key += std::uint64_t{m.count[c][t]} << (3 * (t + 8 * c));
+    return key;
+  }
+
+  Value xiangqi_locate(const xiangqi::Board& board, xiangqi::Color side, int* slot,
+                       std::uint64_t* index) const {
     using namespace xiangqi;
-    auto fp = parse_fen(fen);
-    if (!fp) return failure(fp.error());
-    Material m = material_of(fp->board);
-    if (m.armless()) return success(can_capture_king(fp->board, fp->side) ? 1 : 0);
+    if (const std::uint64_t key = count_key(board); key != 0)
+      if (auto f = by_counts.find(key); f != by_counts.end())
+        return place(f->second, board, side, slot, index);
+    Material m = material_of(board);
+    if (m.armless()) return success(can_capture_king(board, side) ? 1 : 0);
     auto it = by_name.find(m.name());
     if (it == by_name.end()) {
       Material pinned = m;  // the same endgame with every pawn pinned to its rank
       for (int s = 0; s < kSquares; ++s)
-        if (fp->board[s] && type_of(fp->board[s]) == pawn)
-          pinned.levels[color_of(fp->board[s])].push_back(static_cast<std::int8_t>(rank_of(s)));
+        if (board[s] && type_of(board[s]) == pawn)
+          pinned.levels[color_of(board[s])].push_back(static_cast<std::int8_t>(rank_of(s)));
       for (auto& l : pinned.levels) std::sort(l.begin(), l.end());
       it = by_name.find(pinned.name());
       if (it == by_name.end())
@@ -306,12 +330,18 @@ struct Prober::Impl {
                                    "build xiangqi --endgame {}`",
                                    m.name(), m.name()));
     }
-    Slot& s = *slots[static_cast<std::size_t>(it->second)];
+    return place(it->second, board, side, slot, index);
+  }
+
+  // The index of a board in the endgame of slot `id`.
+  Value place(int id, const xiangqi::Board& board, xiangqi::Color side, int* slot,
+              std::uint64_t* index) const {
+    Slot& s = *slots[static_cast<std::size_t>(id)];
     Value err;
     if (!reader(s, &err)) return err;
-    auto pos = s.game->from_board(s.segment, fp->board, fp->side);
+    auto pos = s.game->from_board(s.segment, board, side);
     if (!pos) return failure(pos.error());
-    *slot = it->second;
+    *slot = id;
     *index = s.game->rank(s.segment, *pos);
     return success(-1);  // located: the caller reads the byte
   }
@@ -342,6 +372,9 @@ std::unique_ptr<Prober> Prober::open(const std::string& dir, const Options& opt,
     if (impl->game == "awari") {
       const int n = std::atoi(rec.name.c_str());
       if (n >= 0 && n <= awari::kMaxStones) impl->awari_slot[n] = id;
+    } else if (auto m = xiangqi::parse_material(rec.name);
+               m && m->levels[0].empty() && m->levels[1].empty() && !m->armless()) {
+      impl->by_counts[Impl::count_key(*m)] = id;
     }
     impl->slots.push_back(std::move(slot));
   }
@@ -369,10 +402,30 @@ Value Prober::xiangqi(std::string_view fen) const {
   if (impl_->game != "xiangqi")
     return failure(Status::wrong_game,
                    fmt::format("a xiangqi probe on a {} database", impl_->game));
+  auto fp = xiangqi::parse_fen(fen);
+  if (!fp) return failure(fp.error());
   int slot = -1;
   std::uint64_t index = 0;
-  Value where = impl_->xiangqi_locate(fen, &slot, &index);
+  Value where = impl_->xiangqi_locate(fp->board, fp->side, &slot, &index);
   if (!where || slot < 0) return where;  // an error, or an armless position's value
+  return impl_->byte(slot, index);
+}
+
+Value Prober::xiangqi_board(std::span<const std::uint8_t, 90> board, int side_to_move) const {
+  if (impl_->game != "xiangqi")
+    return failure(Status::wrong_game,
+                   fmt::format("a xiangqi probe on a {} database", impl_->game));
+  if (side_to_move != 0 && side_to_move != 1)
+    return failure(Status::invalid_argument,
+                   fmt::format("side to move {}: use 0 for Red, 1 for Black", side_to_move));
+  xiangqi::Board b;
+  std::copy(board.begin(), board.end(), b.begin());
+  if (auto why = xiangqi::board_error(b))
+    return failure(Status::invalid_argument, fmt::format("xiangqi board: {}", *why));
+  int slot = -1;
+  std::uint64_t index = 0;
+  Value where = impl_->xiangqi_locate(b, xiangqi::Color(side_to_move), &slot, &index);
+  if (!where || slot < 0) return where;
   return impl_->byte(slot, index);
 }
 

@@ -120,6 +120,31 @@ std::string to_fen(const Board& b, Color side) {
   return s;
 }
 
+std::optional<std::string> board_error(const Board& b) {
+  int count[2][kTypes] = {};
+  for (int sq = 0; sq < kSquares; ++sq) {
+    const std::uint8_t pc = b[sq];
+    if (pc == 0) continue;
+    if (pc > code(minister, black) || pc == code(minister, red) + 1)
+      return fmt::format("square {} holds the code {}, which is no piece", square_name(sq), pc);
+    const PieceType t = type_of(pc);
+    const Color c = color_of(pc);
+    if (!allowed(t, c, sq))
+      return fmt::format("{} {} cannot stand on {}", c == red ? "red" : "black",
+                         std::string(1, piece_letter(t, red)), square_name(sq));
+    ++count[c][t];
+  }
+  for (int c = 0; c < 2; ++c) {
+    if (count[c][king] != 1)
+      return fmt::format("{} has {} kings", c == red ? "red" : "black", count[c][king]);
+    for (int t = 1; t < kTypes; ++t)
+      if (count[c][t] > kMaxOfType[t])
+        return fmt::format("{} has {} pieces of type {}", c == red ? "red" : "black", count[c][t],
+                           piece_letter(PieceType(t), red));
+  }
+  return std::nullopt;
+}
+
 Result<FenPosition> parse_fen(std::string_view fen) {
   auto bad = [&](const std::string& what) {
     return Error(Errc::invalid_argument,
@@ -130,7 +155,6 @@ Result<FenPosition> parse_fen(std::string_view fen) {
   FenPosition p;
   std::size_t i = 0;
   int rank = kRanks - 1, file = 0;
-  int count[2][kTypes] = {};
   for (; i < fen.size() && fen[i] != ' '; ++i) {
     const char ch = fen[i];
     if (ch == '/') {
@@ -151,15 +175,8 @@ Result<FenPosition> parse_fen(std::string_view fen) {
           fmt::format("unknown piece letter '{}' (use K, G or A, M or B or E, R, N or "
                       "H, C, P)",
                       ch));
-    const PieceType t = *type;
     if (file >= kFiles) return bad(fmt::format("rank {} has more than 9 files", rank));
-    const Color c = upper ? red : black;
-    const int sq = square(file, rank);
-    if (!allowed(t, c, sq))
-      return bad(fmt::format("{} {} cannot stand on {}", c == red ? "red" : "black",
-                             std::string(1, piece_letter(t, red)), square_name(sq)));
-    p.board[sq] = code(t, c);
-    ++count[c][t];
+    p.board[square(file, rank)] = code(*type, upper ? red : black);
     ++file;
   }
   if (rank != 0) return bad("fewer than 10 complete ranks");
@@ -173,15 +190,7 @@ Result<FenPosition> parse_fen(std::string_view fen) {
     p.side = black;
   else
     return bad(fmt::format("side to move '{}' is not w, r or b", side));
-  static constexpr int kMax[kTypes] = {1, 2, 2, 2, 5, 2, 2};
-  for (int c = 0; c < 2; ++c) {
-    if (count[c][king] != 1)
-      return bad(fmt::format("{} has {} kings", c == red ? "red" : "black", count[c][king]));
-    for (int t = 1; t < kTypes; ++t)
-      if (count[c][t] > kMax[t])
-        return bad(fmt::format("{} has {} pieces of type {}", c == red ? "red" : "black",
-                               count[c][t], piece_letter(PieceType(t), red)));
-  }
+  if (auto why = board_error(p.board)) return bad(*why);
   return p;
 }
 

@@ -175,34 +175,39 @@ Result<Position> Game::from_board(int s, const Board& b, Color side) const {
   const Endgame& e = eg_[s];
   Position p;
   p.side = side;
-  std::vector<bool> used(e.n, false);
-  std::array<bool, kSquares> assigned{};
-  // Pinned pawns first (they must match their rank), then everything else by colour and type.
+  // The occupied squares in one scan; then pinned pawns first (they must match their rank), then
+  // everything else by colour and type. Bit masks, no allocation: this is on the probe path.
+  std::uint8_t occupied[kSquares];
+  int pieces = 0;
+  for (int sq = 0; sq < kSquares; ++sq)
+    if (b[sq]) occupied[pieces++] = static_cast<std::uint8_t>(sq);
+  auto foreign = [&] {
+    return Error(Errc::invalid_argument,
+                 fmt::format("the position does not belong to endgame {}", e.name));
+  };
+  if (pieces != e.n) return foreign();
+  std::uint32_t used = 0, assigned = 0;
   for (int pass = 0; pass < 2; ++pass)
-    for (int sq = 0; sq < kSquares; ++sq) {
-      if (!b[sq] || assigned[sq]) continue;
+    for (int k = 0; k < pieces; ++k) {
+      if (assigned >> k & 1) continue;
+      const int sq = occupied[k];
       const Color c = color_of(b[sq]);
       const PieceType t = type_of(b[sq]);
       int found = -1;
       for (int i = 0; i < e.n && found < 0; ++i) {
-        if (used[i] || e.slots[i].color != c || e.slots[i].type != t) continue;
+        if ((used >> i & 1) || e.slots[i].color != c || e.slots[i].type != t) continue;
         const bool pinned = e.slots[i].level >= 0;
         if (pass == 0 && pinned && e.slots[i].level == rank_of(sq)) found = i;
         if (pass == 1 && !pinned) found = i;
       }
       if (found < 0) {
         if (pass == 0) continue;
-        return Error(Errc::invalid_argument,
-                     fmt::format("the position does not belong to endgame {}", e.name));
+        return foreign();
       }
-      used[found] = true;
-      assigned[sq] = true;
+      used |= 1u << found;
+      assigned |= 1u << k;
       p.sq[found] = static_cast<std::uint8_t>(sq);
     }
-  for (int i = 0; i < e.n; ++i)
-    if (!used[i])
-      return Error(Errc::invalid_argument,
-                   fmt::format("the position does not belong to endgame {}", e.name));
   return p;
 }
 

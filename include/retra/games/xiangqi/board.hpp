@@ -24,6 +24,7 @@ inline constexpr Color opposite(Color c) { return c == red ? black : red; }
 // Piece types in the order endgame names list them (R N C P G M), the king first.
 enum PieceType : std::uint8_t { king = 0, rook, knight, cannon, pawn, guard, minister, kTypes };
 inline constexpr bool attacking(PieceType t) { return t >= rook && t <= pawn; }
+inline constexpr int kMaxOfType[kTypes] = {1, 2, 2, 2, 5, 2, 2};  // K R N C P G M
 
 // A square is rank * 9 + file; file 0..8 = a..i, rank 0..9 with Red's back rank 0.
 inline constexpr int file_of(int sq) { return sq % kFiles; }
@@ -74,6 +75,9 @@ struct FenPosition {
   Color side = red;
 };
 Result<FenPosition> parse_fen(std::string_view fen);
+// What makes a board impossible (a code that is no piece, a piece on a point it can never stand
+// on, not one king per side, too many pieces of a type), or nullopt when it is a valid board.
+std::optional<std::string> board_error(const Board& b);
 std::string to_fen(const Board& b, Color side);  // the paper's letters (K G M R N C P)
 
 char piece_letter(PieceType t, Color c);  // paper's alphabet

@@ -15,8 +15,6 @@
 
 namespace retra::xiangqi {
 
-inline constexpr int kMaxOfType[kTypes] = {1, 2, 2, 2, 5, 2, 2};  // K R N C P G M
-
 struct Material {
   // count[colour][type]; count[c][king] is always 1.
   std::array<std::array<std::uint8_t, kTypes>, 2> count{};
