@@ -94,6 +94,25 @@ TEST_F(Cli, BothKernelsCanBeChosen) {
                  2, "--kernel");
 }
 
+TEST_F(Cli, SolveBeyondTheLeavesMatchesTheProbe) {
+  const std::string pos = "0,1,0,0,0,3,1,0,0,0,1,0";  // 6 stones, searched down to 4
+  const Outcome p = retra({"probe", "--db", db(), "--json", pos});
+  ASSERT_EQ(p.exit, 0) << p.err;
+  for (const char* alg : {"pn", "df-pn", "ef-pn2"}) {
+    const Outcome s =
+        retra({"solve", "--db", db(), "--json", "--leaf-max", "4", "--algorithm", alg, pos});
+    ASSERT_EQ(s.exit, 0) << s.err;
+    const auto j = nlohmann::json::parse(s.out);
+    EXPECT_EQ(j["database_stones"], 4);
+    ASSERT_TRUE(j["solved"].get<bool>()) << alg;
+    EXPECT_EQ(j["value"], nlohmann::json::parse(p.out)["value"]) << alg;
+    EXPECT_GT(j["stats"]["expanded"].get<int>(), 0);
+  }
+  expect_failure(retra({"solve", "--db", db(), "--algorithm", "minimax", pos}), 2,
+                 "unknown algorithm");
+  expect_failure(retra({"solve", "--db", db(), "1,1"}), 2, "12");
+}
+
 TEST_F(Cli, ProbeHumanAndJson) {
   const Outcome r = retra({"probe", "--db", db(), "0,0,0,0,0,1,0,1,0,0,0,0"});
   ASSERT_EQ(r.exit, 0) << r.err;
@@ -229,6 +248,23 @@ TEST_F(XiangqiCli, ProbeVerifyStatsAndTheBuildTable) {
   ASSERT_EQ(again.exit, 0) << again.err;
   EXPECT_NE(again.out.find("already built"), std::string::npos);
   EXPECT_NE(again.out.find("RSS"), std::string::npos);
+}
+
+TEST_F(XiangqiCli, SolveFindsTheMateAndRejectsBadGoals) {
+  // KRK searched without its database (leaves up to 2 pieces: armless, a draw): the rook mates.
+  const char* fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 w";
+  const Outcome s = retra({"solve", "--db", db(), "--json", "--leaf-max", "2", fen});
+  ASSERT_EQ(s.exit, 0) << s.err;
+  const auto j = nlohmann::json::parse(s.out);
+  EXPECT_EQ(j["endgame"], "KRK");
+  ASSERT_TRUE(j["solved"].get<bool>());
+  EXPECT_EQ(j["result"], "win");
+  EXPECT_EQ(j["value"], 1);
+  const Outcome t = retra({"solve", "--db", db(), "--threshold", "1", "--algorithm", "df-pn", fen});
+  ASSERT_EQ(t.exit, 0) << t.err;
+  EXPECT_NE(t.out.find("the side to move wins: proven"), std::string::npos) << t.out;
+  expect_failure(retra({"solve", "--db", db(), "--threshold", "5", fen}), 2, "xiangqi goals");
+  expect_failure(retra({"solve", "--db", db(), "3k5/9/9 w"}), 2, "fewer than 10 complete ranks");
 }
 
 TEST_F(XiangqiCli, MalformedFenAndUnknownLetters) {

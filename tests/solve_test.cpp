@@ -1,6 +1,7 @@
 // The proof-number solvers: every algorithm returns the database value on sampled positions that
-// lie inside the databases, searched with the databases cut one and two stones lower (so the
-// search must play down to the cut through captures, must-feed endings and repetitions).
+// lie inside the databases, searched with the databases cut one and two stones (xiangqi: pieces)
+// lower (so the search must play down to the cut through captures, must-feed endings, mates and
+// repetitions).
 // Samples are 12-stone positions drawn by index from a fixed seed, keeping those that plain PN
 // solves within 20 000 nodes (sparse positions with long capture-free play need far more, which
 // belongs in bench/solver_experiment, not in the suite); every algorithm must then solve each of
@@ -11,6 +12,8 @@
 
 #include "retra/games/awari/database.hpp"
 #include "retra/games/awari/index.hpp"
+#include "retra/games/xiangqi/database.hpp"
+#include "retra/games/xiangqi/game.hpp"
 #include "retra/solve.hpp"
 #include "test_util.hpp"
 
@@ -112,6 +115,126 @@ TEST_F(Solve, LimitsGiveBoundsNotWrongValues) {
   }
   EXPECT_FALSE(solve::parse_algorithm("alpha-beta"));
   EXPECT_TRUE(solve::parse_algorithm("ef-pn2"));
+}
+
+// Xiangqi: KRKG (mates within 10 plies, draws with Black to move) and KNKG (mates up to 38 plies,
+// draws both ways) with their supporting endgames. Samples are taken per outcome (win, draw,
+// loss of the side to move), so the search must find mates, escapes and endless play.
+struct XiangqiSample {
+  xiangqi::Board board;
+  xiangqi::Color side;
+  int value;  // +1, 0, -1 for the side to move, from the database
+};
+
+class XiangqiSolve : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    xiangqi::BuildOptions x;
+    x.endgames = {"KRKG", "KNKG"};
+    x.db = dir_->path();
+    x.threads = 2;
+    ASSERT_TRUE(xiangqi::build(x));
+    probe::Value err;
+    db_ = probe::Prober::open(dir_->path().string(), {}, &err).release();
+    ASSERT_NE(db_, nullptr) << err.message;
+  }
+  static void TearDownTestSuite() {
+    delete db_;
+    delete dir_;
+  }
+  static int outcome(int stored) { return stored == 0 ? 0 : (stored & 1) ? 1 : -1; }
+  using Sample = XiangqiSample;
+  // Up to `per` positions of each outcome, drawn by index, that PN solves with the leaves cut to
+  // `cut` pieces within a small budget.
+  static std::vector<Sample> sample(const std::string& endgame, int cut, int per,
+                                    std::uint64_t seed) {
+    auto g = xiangqi::Game::closure({*xiangqi::parse_material(endgame)});
+    EXPECT_TRUE(g);
+    const xiangqi::Game& game = **g;
+    const int s = game.find(endgame);
+    std::mt19937_64 rng(seed);
+    solve::Options o;
+    o.max_nodes = o.max_work = 20'000;
+    solve::XiangqiSolver pn(*db_, cut, o);
+    std::vector<Sample> out;
+    int have[3] = {};
+    for (int tries = 0; tries < 3000 && have[0] + have[1] + have[2] < 3 * per; ++tries) {
+      const auto pos = game.unrank(s, rng() % game.segment_size(s));
+      if (!pos.valid) continue;
+      const xiangqi::Board b = game.board(s, pos);
+      const auto v = db_->xiangqi_board(b, pos.side);
+      EXPECT_TRUE(v) << v.message;
+      const int want = outcome(v.value);
+      if (v.value == 1 || have[want + 1] >= per) continue;  // capturing the king is no search
+      auto r = pn.solve(xiangqi::to_fen(b, pos.side));
+      if (r && r->solved) {
+        out.push_back({b, pos.side, want});
+        ++have[want + 1];
+      }
+    }
+    return out;
+  }
+  static test::TempDir* dir_;
+  static probe::Prober* db_;
+};
+test::TempDir* XiangqiSolve::dir_ = nullptr;
+probe::Prober* XiangqiSolve::db_ = nullptr;
+
+void expect_database_outcomes(const probe::Prober& db, int cut,
+                              const std::vector<XiangqiSample>& positions) {
+  ASSERT_FALSE(positions.empty());
+  for (solve::Algorithm alg : solve::kAlgorithms) {
+    solve::Options o;
+    o.algorithm = alg;
+    o.max_nodes = 300'000;
+    o.max_work = 1'000'000;
+    o.mc_la = 10;  // shorter random sequences keep MC-PNS (~0.2 ms per expansion) quick here
+    solve::XiangqiSolver s(db, cut, o);
+    for (const auto& p : positions) {
+      const std::string fen = xiangqi::to_fen(p.board, p.side);
+      auto got = s.solve(fen);
+      ASSERT_TRUE(got) << got.error().message();
+      ASSERT_TRUE(got->solved) << solve::name(alg) << ": not solved within the limits: " << fen;
+      EXPECT_EQ(got->value, p.value) << solve::name(alg) << " cut " << cut << ": " << fen;
+    }
+  }
+}
+
+TEST_F(XiangqiSolve, EveryAlgorithmMatchesTheDatabaseOnePieceBelow) {
+  auto krkg = sample("KRKG", 3, 2, 1);
+  auto knkg = sample("KNKG", 3, 2, 2);
+  krkg.insert(krkg.end(), knkg.begin(), knkg.end());
+  int classes[3] = {};
+  for (const auto& p : krkg) ++classes[p.value + 1];
+  EXPECT_GE(classes[0], 2) << "losses";
+  EXPECT_GE(classes[1], 2) << "draws";
+  EXPECT_GE(classes[2], 2) << "wins";
+  expect_database_outcomes(*db_, 3, krkg);
+}
+
+TEST_F(XiangqiSolve, EveryAlgorithmMatchesTheDatabaseTwoPiecesBelow) {
+  expect_database_outcomes(*db_, 2, sample("KRKG", 2, 2, 3));
+}
+
+TEST_F(XiangqiSolve, ProveBothSidesAndBadInput) {
+  solve::Options o;
+  o.algorithm = solve::Algorithm::dfpn;
+  solve::XiangqiSolver s(*db_, 3, o);
+  for (const auto& p : sample("KNKG", 3, 1, 4)) {
+    // The side to move reaches its value and nothing better.
+    EXPECT_EQ(s.prove(p.board, p.side, p.value, nullptr), solve::Outcome::proven);
+    EXPECT_EQ(s.prove(p.board, p.side, p.value + 1, nullptr), solve::Outcome::disproven);
+  }
+  auto bad = s.solve("4k4/9 w");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), Errc::invalid_argument);
+  // A position the database holds is answered without search.
+  auto r = s.solve("3k5/9/9/9/9/9/9/9/4R4/4K4 w");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_TRUE(r->solved);
+  EXPECT_EQ(r->value, 1);
+  EXPECT_EQ(r->stats.expanded, 0u);
 }
 
 }  // namespace

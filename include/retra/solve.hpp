@@ -3,7 +3,8 @@
 // (Winands & Schadd), EF-PN², MC-PNS (Saito et al.) and df-pn with the 1+ε trick (Pawlewicz &
 // Lew). Positions inside the built databases are exact leaves (read through retra::probe).
 // A search proves or disproves a binary goal; multi-valued Awari roots are solved by binary
-// search over thresholds, as Allis did. docs/SOLVER.md describes every rule and the experiments.
+// search over thresholds, as Allis did; xiangqi roots (win / draw / loss) the same way over two.
+// docs/SOLVER.md describes every rule and the experiments.
 // Thread safety: a Solver runs one search at a time; distinct Solvers may run concurrently on
 // one Prober (probing is thread-safe).
 #pragma once
@@ -46,6 +47,7 @@ struct Stats {
   std::uint64_t largest = 0;       // most nodes stored at once (tree or TT)
   std::uint64_t searches = 0;      // threshold searches (binary search steps)
   std::uint64_t leaves_exact = 0;  // leaves valued from the databases or the rules
+  std::uint64_t repetitions = 0;   // of those, states repeating one on their path (endless play)
   double seconds = 0;
 };
 
@@ -78,6 +80,37 @@ class AwariSolver {
   int db_max_;
   Options opt_;
   std::optional<Error> error_;  // a database read failed (corrupt block): solve() reports it
+};
+
+struct XiangqiResult {
+  bool solved = false;
+  int value = 0;              // the side to move: +1 wins, 0 draws, -1 loses (when solved)
+  int lower = -1, upper = 1;  // bounds proven so far
+  std::string fen;            // the position, normalized
+  Stats stats;
+};
+
+class XiangqiSolver {
+ public:
+  // The board encoding of probe::Prober::xiangqi_board (0 empty, else 1 + type + 8 * colour).
+  using Board = std::array<std::uint8_t, 90>;
+
+  // db: a xiangqi database; a position with at most max_pieces pieces (kings included) whose
+  // endgame the database holds is an exact leaf, every other position is searched.
+  XiangqiSolver(const probe::Prober& db, int max_pieces, Options opt);
+
+  // Whether the side to move reaches result >= threshold (1: it wins; 0: it does not lose), or
+  // unknown when a limit was hit or a database read failed. The board must be valid
+  // (xiangqi::board_error); side_to_move 0 = Red, 1 = Black.
+  Outcome prove(const Board& board, int side_to_move, int threshold, Stats* stats);
+  // Win, draw or loss by binary search over the two thresholds; a malformed FEN is an error.
+  Result<XiangqiResult> solve(std::string_view fen);
+
+ private:
+  const probe::Prober& db_;
+  int max_pieces_;
+  Options opt_;
+  std::optional<Error> error_;
 };
 
 }  // namespace retra::solve

@@ -91,6 +91,11 @@ struct SolveArgs {
   std::uint64_t max_nodes = 2'000'000;
   std::uint64_t max_work = 50'000'000;
   std::optional<int> threshold;  // prove one goal instead of the exact value
+  std::optional<int> leaf_max;   // use database leaves up to this many stones / pieces only
+  // Search parameters; unset ones keep solve::Options' defaults.
+  std::optional<double> a, b, epsilon;
+  std::optional<int> t, mc_n, mc_la;
+  std::optional<std::uint64_t> seed;
 };
 int solve_cmd(const Common& c, const SolveArgs& a);
 

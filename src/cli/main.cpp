@@ -129,15 +129,39 @@ int run(int argc, char** argv) {
 
   SolveArgs solve_args;
   auto* solve = app.add_subcommand(
-      "solve", "Solve an Awari position beyond the databases by proof-number search");
+      "solve", "Solve a position beyond the databases by proof-number search (Awari, xiangqi)");
   add_db_options(solve, c, false);
-  solve->add_option("position", solve_args.position, "The position (12 pits)")->required();
+  solve
+      ->add_option("position", solve_args.position,
+                   "The position: 12 pits (Awari) or a FEN (xiangqi)")
+      ->required();
   solve->add_option("--algorithm", solve_args.algorithm,
                     "pn, pn-naive, pn-eval, pn2, ef-pn, ief-pn, ef-pn2, mc-pns, df-pn");
   solve->add_option("--max-nodes", solve_args.max_nodes, "Nodes stored at once (tree or table)");
   solve->add_option("--max-work", solve_args.max_work, "Expansions per threshold search");
   solve->add_option("--threshold", solve_args.threshold,
-                    "Prove only: can the side to move reach this final difference?");
+                    "Prove only: can the side to move reach this final difference (Awari), "
+                    "or 1 = win / 0 = at least a draw (xiangqi)?");
+  solve
+      ->add_option("--leaf-max", solve_args.leaf_max,
+                   "Use database values only for positions with at most this many stones "
+                   "(Awari) or pieces (xiangqi); search the rest")
+      ->check(CLI::Range(0, 48));
+  solve->add_option("--a", solve_args.a, "EF-PN / PN-Eval parameter a (default 20)")
+      ->check(CLI::PositiveNumber);
+  solve->add_option("--b", solve_args.b, "EF-PN parameter b (default 5)")
+      ->check(CLI::PositiveNumber);
+  solve
+      ->add_option("--t", solve_args.t,
+                   "EF-PN / PN-Eval step threshold t in evaluation units (default 100)")
+      ->check(CLI::PositiveNumber);
+  solve->add_option("--mc-n", solve_args.mc_n, "MC-PNS: random sequences per leaf (4)")
+      ->check(CLI::Range(1, 1000));
+  solve->add_option("--mc-la", solve_args.mc_la, "MC-PNS: moves per sequence (25)")
+      ->check(CLI::Range(1, 10000));
+  solve->add_option("--epsilon", solve_args.epsilon, "df-pn: the 1+epsilon trick (0.25)")
+      ->check(CLI::Range(0.0, 100.0));
+  solve->add_option("--seed", solve_args.seed, "MC-PNS: random seed (1)");
   solve->callback([&] { exit = solve_cmd(c, solve_args); });
 
   auto* games_cmd = app.add_subcommand("games", "List the games retra can build");
