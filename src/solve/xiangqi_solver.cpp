@@ -178,8 +178,7 @@ static_assert(detail::SolverGame<XiangqiGame>);
 XiangqiSolver::XiangqiSolver(const probe::Prober& db, int max_pieces, Options opt)
     : db_(db), max_pieces_(max_pieces), opt_(opt) {}
 
-Outcome XiangqiSolver::prove(const Board& board, int side_to_move, int threshold,
-                             Stats* stats) {
+Outcome XiangqiSolver::prove(const Board& board, int side_to_move, int threshold, Stats* stats) {
   Stats local;
   Stats& st = stats ? *stats : local;
   const auto t0 = std::chrono::steady_clock::now();
