@@ -222,6 +222,12 @@ int xiangqi_experiment(int argc, char** argv) {
         legal |= !xiangqi::can_capture_king(c, xiangqi::black);
       });
       if (!legal) continue;
+      if (db->xiangqi_board(b, xiangqi::red)) {
+        std::fprintf(stderr,
+                     "endgame %s is in %s: its positions are leaves, not a test set beyond it\n",
+                     name.c_str(), argv[2]);
+        return 2;
+      }
       set.push_back(xiangqi::to_fen(b, xiangqi::red));
       ++k;
     }

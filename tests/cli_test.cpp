@@ -111,6 +111,15 @@ TEST_F(Cli, SolveBeyondTheLeavesMatchesTheProbe) {
   expect_failure(retra({"solve", "--db", db(), "--algorithm", "minimax", pos}), 2,
                  "unknown algorithm");
   expect_failure(retra({"solve", "--db", db(), "1,1"}), 2, "12");
+  expect_failure(retra({"solve", "--db", db(), "--max-memory", "lots", pos}), 2, "--max-memory");
+  const Outcome m =
+      retra({"solve", "--db", db(), "--json", "--leaf-max", "4", "--max-memory", "64K", pos});
+  ASSERT_EQ(m.exit, 0) << m.err;
+  const auto mj = nlohmann::json::parse(m.out);
+  EXPECT_LE(
+      mj["stats"]["largest"].get<std::uint64_t>() * mj["stats"]["node_bytes"].get<std::uint64_t>(),
+      (64u << 10) + 6 * mj["stats"]["node_bytes"].get<std::uint64_t>())
+      << "the tree stays within the memory limit (plus one expansion)";
 }
 
 TEST_F(Cli, ProbeHumanAndJson) {

@@ -226,6 +226,11 @@ TEST_F(XiangqiSolve, ProveBothSidesAndBadInput) {
     EXPECT_EQ(s.prove(p.board, p.side, p.value, nullptr), solve::Outcome::proven);
     EXPECT_EQ(s.prove(p.board, p.side, p.value + 1, nullptr), solve::Outcome::disproven);
   }
+  solve::XiangqiSolver::Board two_kings{};
+  two_kings[4] = two_kings[3] = xiangqi::code(xiangqi::king, xiangqi::red);
+  EXPECT_EQ(s.prove(two_kings, 0, 1, nullptr), solve::Outcome::unknown);
+  ASSERT_TRUE(s.last_error());
+  EXPECT_EQ(s.last_error()->code(), Errc::invalid_argument);
   auto bad = s.solve("4k4/9 w");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), Errc::invalid_argument);

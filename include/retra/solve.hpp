@@ -31,6 +31,9 @@ struct Options {
   Algorithm algorithm = Algorithm::pn;
   std::uint64_t max_nodes = 2'000'000;  // nodes stored at once (tree nodes, or TT entries)
   std::uint64_t max_work = 50'000'000;  // node expansions per threshold search, then give up
+  // Bytes the tree (or df-pn's table) may hold, 0 for no limit beyond max_nodes: the node limit
+  // becomes min(max_nodes, max_memory / bytes per node) (Stats::node_bytes says the size).
+  std::uint64_t max_memory = 0;
   // EF-PN / PN-Eval (Winands & Schadd eq. 2-6): a, b and the step threshold t (eval units).
   double a = 20, b = 5;
   int t = 100;
@@ -48,6 +51,7 @@ struct Stats {
   std::uint64_t searches = 0;      // threshold searches (binary search steps)
   std::uint64_t leaves_exact = 0;  // leaves valued from the databases or the rules
   std::uint64_t repetitions = 0;   // of those, states repeating one on their path (endless play)
+  std::uint64_t node_bytes = 0;    // bytes per stored node (tree node or table entry)
   double seconds = 0;
 };
 
@@ -72,6 +76,8 @@ class AwariSolver {
   Outcome prove(const std::array<int, 12>& pits, int threshold, Stats* stats);
   // The exact value by binary search over thresholds.
   Result<AwariResult> solve(const std::array<int, 12>& pits);
+  // Why the last prove() answered unknown other than by a limit (a damaged database block).
+  const std::optional<Error>& last_error() const { return error_; }
 
   struct Impl;
 
@@ -79,7 +85,7 @@ class AwariSolver {
   const probe::Prober& db_;
   int db_max_;
   Options opt_;
-  std::optional<Error> error_;  // a database read failed (corrupt block): solve() reports it
+  std::optional<Error> error_;  // of the last prove(): a database read failed (corrupt block)
 };
 
 struct XiangqiResult {
@@ -100,11 +106,14 @@ class XiangqiSolver {
   XiangqiSolver(const probe::Prober& db, int max_pieces, Options opt);
 
   // Whether the side to move reaches result >= threshold (1: it wins; 0: it does not lose), or
-  // unknown when a limit was hit or a database read failed. The board must be valid
-  // (xiangqi::board_error); side_to_move 0 = Red, 1 = Black.
+  // unknown when a limit was hit, a database read failed or the board is impossible (then
+  // solve() on it reports the error); side_to_move 0 = Red, 1 = Black.
   Outcome prove(const Board& board, int side_to_move, int threshold, Stats* stats);
   // Win, draw or loss by binary search over the two thresholds; a malformed FEN is an error.
   Result<XiangqiResult> solve(std::string_view fen);
+  // Why the last prove() answered unknown other than by a limit (an impossible board, a damaged
+  // database block).
+  const std::optional<Error>& last_error() const { return error_; }
 
  private:
   const probe::Prober& db_;

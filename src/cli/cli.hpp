@@ -92,6 +92,7 @@ struct SolveArgs {
   std::uint64_t max_work = 50'000'000;
   std::optional<int> threshold;  // prove one goal instead of the exact value
   std::optional<int> leaf_max;   // use database leaves up to this many stones / pieces only
+  std::string max_memory;        // "512M", "2G", "10%"; empty: no limit beyond max_nodes
   // Search parameters; unset ones keep solve::Options' defaults.
   std::optional<double> a, b, epsilon;
   std::optional<int> t, mc_n, mc_la;

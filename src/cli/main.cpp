@@ -139,6 +139,8 @@ int run(int argc, char** argv) {
                     "pn, pn-naive, pn-eval, pn2, ef-pn, ief-pn, ef-pn2, mc-pns, df-pn");
   solve->add_option("--max-nodes", solve_args.max_nodes, "Nodes stored at once (tree or table)");
   solve->add_option("--max-work", solve_args.max_work, "Expansions per threshold search");
+  solve->add_option("--max-memory", solve_args.max_memory,
+                    "Memory the tree or table may hold (512M, 2G, 10%); lowers --max-nodes");
   solve->add_option("--threshold", solve_args.threshold,
                     "Prove only: can the side to move reach this final difference (Awari), "
                     "or 1 = win / 0 = at least a draw (xiangqi)?");

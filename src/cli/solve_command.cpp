@@ -9,6 +9,7 @@
 #include "retra/games/awari/board.hpp"
 #include "retra/games/xiangqi/board.hpp"
 #include "retra/games/xiangqi/material.hpp"
+#include "retra/memory_plan.hpp"
 #include "retra/solve.hpp"
 
 namespace retra::cli {
@@ -16,8 +17,10 @@ namespace retra::cli {
 namespace {
 
 nlohmann::json stats_json(const solve::Stats& st) {
-  return {{"expanded", st.expanded}, {"generated", st.generated},       {"largest", st.largest},
-          {"searches", st.searches}, {"exact_leaves", st.leaves_exact}, {"seconds", st.seconds}};
+  return {{"expanded", st.expanded},         {"generated", st.generated},
+          {"largest", st.largest},           {"searches", st.searches},
+          {"exact_leaves", st.leaves_exact}, {"repetitions", st.repetitions},
+          {"node_bytes", st.node_bytes},     {"seconds", st.seconds}};
 }
 
 std::string outcome_name(solve::Outcome o) {
@@ -28,12 +31,14 @@ std::string outcome_name(solve::Outcome o) {
 
 void print_stats(const solve::Stats& st) {
   std::cout << fmt::format(
-      "nodes expanded {}, generated {}, largest tree {}, {} searches, {:.2f} s\n", st.expanded,
-      st.generated, st.largest, st.searches, st.seconds);
+      "nodes expanded {}, generated {}, largest tree {} ({} bytes per node), {} searches, "
+      "{:.2f} s\n",
+      st.expanded, st.generated, st.largest, st.node_bytes, st.searches, st.seconds);
 }
 
-solve::Options options_of(const SolveArgs& a, solve::Algorithm alg) {
+solve::Options options_of(const SolveArgs& a, solve::Algorithm alg, std::uint64_t max_memory) {
   solve::Options o;
+  o.max_memory = max_memory;
   o.algorithm = alg;
   o.a = a.a.value_or(o.a);
   o.b = a.b.value_or(o.b);
@@ -47,10 +52,11 @@ solve::Options options_of(const SolveArgs& a, solve::Algorithm alg) {
   return o;
 }
 
-int solve_xiangqi(const Common& c, const SolveArgs& a, solve::Algorithm alg,
+int solve_xiangqi(const Common& c, const SolveArgs& a, const solve::Options& opt,
                   const probe::Prober& prober) {
+  const solve::Algorithm alg = opt.algorithm;
   const int max_pieces = a.leaf_max.value_or(32);
-  solve::XiangqiSolver solver(prober, max_pieces, options_of(a, alg));
+  solve::XiangqiSolver solver(prober, max_pieces, opt);
   auto fp = xiangqi::parse_fen(a.position);
   if (!fp) return report_error(c, fp.error());
   const int pieces = static_cast<int>(
@@ -115,6 +121,17 @@ int solve_xiangqi(const Common& c, const SolveArgs& a, solve::Algorithm alg,
 int solve_cmd(const Common& c, const SolveArgs& a) {
   auto alg = solve::parse_algorithm(a.algorithm);
   if (!alg) return report_error(c, alg.error());
+  std::uint64_t max_memory = 0;
+  if (!a.max_memory.empty()) {
+    auto m = parse_memory_size(a.max_memory);
+    if (!m)
+      return report_error(c, Error(Errc::invalid_argument,
+                                   fmt::format("--max-memory '{}': expected a size like 2G, 512M "
+                                               "or 10%",
+                                               a.max_memory)));
+    max_memory = *m;
+  }
+  const solve::Options opt = options_of(a, *alg, max_memory);
   auto db = Database::open(c.db);
   if (!db) return report_error(c, db.error());
   const std::string game = (*db)->manifest().game;
@@ -126,7 +143,7 @@ int solve_cmd(const Common& c, const SolveArgs& a) {
   probe::Value err;
   auto prober = probe::Prober::open(c.db.string(), {}, &err);
   if (!prober) return report_error(c, Error(Errc::not_found, err.message));
-  if (game == "xiangqi") return solve_xiangqi(c, a, *alg, *prober);
+  if (game == "xiangqi") return solve_xiangqi(c, a, opt, *prober);
   // Leaves come from the stone counts 0..k present without a gap.
   int db_max = -1;
   while (db_max < awari::kMaxStones && (*db)->has_segment(std::to_string(db_max + 1))) ++db_max;
@@ -135,7 +152,7 @@ int solve_cmd(const Common& c, const SolveArgs& a) {
   if (!board) return report_error(c, board.error());
   std::array<int, 12> pits;
   for (int i = 0; i < 12; ++i) pits[i] = board->pit[i];
-  solve::AwariSolver solver(*prober, db_max, options_of(a, *alg));
+  solve::AwariSolver solver(*prober, db_max, opt);
   nlohmann::json j = {{"ok", true},
                       {"game", "awari"},
                       {"position", awari::format_board(*board)},

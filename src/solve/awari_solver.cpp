@@ -117,6 +117,7 @@ AwariSolver::AwariSolver(const probe::Prober& db, int db_max, Options opt)
 Outcome AwariSolver::prove(const std::array<int, 12>& pits, int threshold, Stats* stats) {
   Stats local;
   Stats& st = stats ? *stats : local;
+  error_.reset();
   const auto t0 = std::chrono::steady_clock::now();
   AwariGame g{db_, db_max_, {}};
   AwariGame::State root;

@@ -57,7 +57,15 @@ class Engine {
  public:
   using State = typename G::State;
 
-  Engine(G& g, const Options& o, Stats& s) : g_(g), opt_(o), st_(s), rng_(o.seed) {}
+  Engine(G& g, const Options& o, Stats& s) : g_(g), opt_(o), st_(s), rng_(o.seed) {
+    // A tree node, or a table entry with its key and a hash-node's overhead (two pointers).
+    const std::uint64_t bytes = o.algorithm == Algorithm::dfpn
+                                    ? sizeof(Entry) + sizeof(std::uint64_t) + 2 * sizeof(void*)
+                                    : sizeof(Node);
+    st_.node_bytes = bytes;
+    max_nodes_ = o.max_memory ? std::min(o.max_nodes, o.max_memory / bytes) : o.max_nodes;
+    max_nodes_ = std::max<std::uint64_t>(max_nodes_, 2);
+  }
 
   // Searches one goal from `root` with the algorithm of the options.
   Outcome run(const State& root) {
@@ -69,7 +77,7 @@ class Engine {
       return pn == 0 ? Outcome::proven : dn == 0 ? Outcome::disproven : Outcome::unknown;
     }
     const bool two = opt_.algorithm == Algorithm::pn2 || opt_.algorithm == Algorithm::ef_pn2;
-    Tree t = pn_search(root, {}, opt_.algorithm, opt_.max_nodes, two);
+    Tree t = pn_search(root, {}, opt_.algorithm, max_nodes_, two);
     const Node& r = t.nodes[0];
     return r.pn == 0 ? Outcome::proven : r.dn == 0 ? Outcome::disproven : Outcome::unknown;
   }
@@ -80,6 +88,7 @@ class Engine {
   Stats& st_;
   std::mt19937_64 rng_;
   std::uint64_t work_ = 0;
+  std::uint64_t max_nodes_ = 0;           // max_nodes, lowered by max_memory
   std::vector<State> init_buf_, mc_buf_;  // scratch of init() and mc_proofs() (never nested)
 
   Outcome exact_counted(const State& s) {
@@ -302,7 +311,7 @@ class Engine {
     above.insert(above.end(), up.rbegin(), up.rend());
     const std::uint64_t x = t.live();
     const std::uint64_t y =
-        std::max<std::uint64_t>(2, std::min(x, opt_.max_nodes - std::min(opt_.max_nodes, x)));
+        std::max<std::uint64_t>(2, std::min(x, max_nodes_ - std::min(max_nodes_, x)));
     const Algorithm inner = alg == Algorithm::ef_pn2 ? Algorithm::ef_pn : Algorithm::pn;
     Tree sub = pn_search(t[m].s, above, inner, y, false);
     st_.largest = std::max<std::uint64_t>(st_.largest, t.live() + sub.live());
@@ -327,7 +336,7 @@ class Engine {
   void gc() {
     // Drop the cheapest unsolved entries first (their subtrees are quick to redo), then the
     // cheapest solved ones, until a quarter of the table is free.
-    const std::size_t target = static_cast<std::size_t>(opt_.max_nodes) * 3 / 4;
+    const std::size_t target = static_cast<std::size_t>(max_nodes_) * 3 / 4;
     for (int pass = 0; pass < 2 && tt_.size() > target; ++pass)
       for (std::uint64_t w = 1; tt_.size() > target && w < kInf; w *= 2)
         std::erase_if(tt_, [&](const auto& kv) {
@@ -431,7 +440,7 @@ class Engine {
     const bool solved = pn == 0 || dn == 0;
     if (!(solved && dep)) {  // never cache a result that holds only on this path
       tt_[key] = {pn, dn, work_ - work0};
-      if (tt_.size() > opt_.max_nodes) gc();
+      if (tt_.size() > max_nodes_) gc();
     }
     st_.largest = std::max<std::uint64_t>(st_.largest, tt_.size());
     return {pn, dn, solved && dep};

@@ -56,15 +56,21 @@ struct XiangqiGame {
     return true;
   }
 
+  // Plays m for `mover` into `out`; false when it leaves the mover's king capturable (such a
+  // move loses at once, so it is no move of the search).
+  static bool play(const xq::Board& b, const xq::Move& m, xq::Color mover, xq::Board& out) {
+    out = b;
+    out[m.to] = out[m.from];
+    out[m.from] = 0;
+    return !xq::can_capture_king(out, xq::opposite(mover));
+  }
+
   // Whether the mover has a move that does not leave its king capturable.
   static bool has_legal_move(const State& s) {
     bool any = false;
+    xq::Board c;
     xq::for_each_move(s.b, s.side, [&](const xq::Move& m) {
-      if (any) return;
-      xq::Board c = s.b;
-      c[m.to] = c[m.from];
-      c[m.from] = 0;
-      any = !xq::can_capture_king(c, xq::opposite(s.side));
+      if (!any) any = play(s.b, m, s.side, c);
     });
     return any;
   }
@@ -89,10 +95,7 @@ struct XiangqiGame {
     out.clear();
     xq::for_each_move(s.b, s.side, [&](const xq::Move& m) {
       State c;
-      c.b = s.b;
-      c.b[m.to] = c.b[m.from];
-      c.b[m.from] = 0;
-      if (xq::can_capture_king(c.b, xq::opposite(s.side))) return;
+      if (!play(s.b, m, s.side, c.b)) return;
       c.side = xq::opposite(s.side);
       c.pieces = static_cast<std::uint8_t>(s.pieces - (m.captured != 0));
       c.or_turn = !s.or_turn;
@@ -110,10 +113,8 @@ struct XiangqiGame {
     while (n > 0) {
       const int k = static_cast<int>(rng() % static_cast<unsigned>(n));
       const xq::Move m = moves[k];
-      xq::Board c = s.b;
-      c[m.to] = c[m.from];
-      c[m.from] = 0;
-      if (!xq::can_capture_king(c, xq::opposite(s.side))) {
+      xq::Board c;
+      if (play(s.b, m, s.side, c)) {
         const State from = s;  // out may alias s
         out.b = c;
         out.side = xq::opposite(from.side);
@@ -130,14 +131,11 @@ struct XiangqiGame {
   // Legal moves of `side` (moves that do not leave its king capturable): all, and the king's.
   static std::pair<int, int> legal_moves(const xq::Board& b, xq::Color side) {
     int all = 0, king = 0;
+    xq::Board c;
     xq::for_each_move(b, side, [&](const xq::Move& m) {
-      xq::Board c = b;
-      const bool k = xq::type_of(c[m.from]) == xq::king;
-      c[m.to] = c[m.from];
-      c[m.from] = 0;
-      if (xq::can_capture_king(c, xq::opposite(side))) return;
+      if (!play(b, m, side, c)) return;
       ++all;
-      king += k;
+      king += xq::type_of(b[m.from]) == xq::king;
     });
     return {all, king};
   }
@@ -181,11 +179,18 @@ XiangqiSolver::XiangqiSolver(const probe::Prober& db, int max_pieces, Options op
 Outcome XiangqiSolver::prove(const Board& board, int side_to_move, int threshold, Stats* stats) {
   Stats local;
   Stats& st = stats ? *stats : local;
+  error_.reset();
+  if (auto why = xq::board_error(board); why || (side_to_move != 0 && side_to_move != 1)) {
+    error_ = Error(Errc::invalid_argument,
+                   why ? fmt::format("xiangqi board: {}", *why)
+                       : fmt::format("side to move {}: use 0 for Red, 1 for Black", side_to_move));
+    return Outcome::unknown;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   XiangqiGame g{db_, max_pieces_, {}, opt_.t};
   XiangqiGame::State root;
   std::copy(board.begin(), board.end(), root.b.begin());
-  root.side = xq::Color(side_to_move & 1);
+  root.side = xq::Color(side_to_move);
   root.pieces = static_cast<std::uint8_t>(
       std::count_if(root.b.begin(), root.b.end(), [](std::uint8_t pc) { return pc != 0; }));
   root.need = static_cast<std::int8_t>(std::clamp(threshold, 0, 1));
