@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -247,6 +248,7 @@ class Engine {
       ++st_.expanded;
       const State ms = t[m].s;
       g_.children(ms, kids);
+      assert(!kids.empty() && "SolverGame contract: a state exact() leaves unknown has moves");
       const auto n = static_cast<std::uint16_t>(kids.size());
       const std::int32_t first = t.allocate(n);
       t[m].first = first;
