@@ -58,12 +58,17 @@ struct Stats {
 // The outcome of one goal: proven, disproven, or unknown (a limit was hit).
 enum class Outcome { proven, disproven, unknown };
 
-struct AwariResult {
+// The value of a root found by binary search over thresholds, or the bounds proven before a
+// limit was hit (value in [lower, upper]).
+struct Solution {
   bool solved = false;
-  int value = 0;             // the exact value (side to move's final difference), when solved
-  int lower = 0, upper = 0;  // bounds proven so far (value in [lower, upper])
+  int value = 0;  // the exact value, when solved
+  int lower = 0, upper = 0;
   Stats stats;
 };
+
+// Awari: value = the side to move's final difference.
+using AwariResult = Solution;
 
 class AwariSolver {
  public:
@@ -88,12 +93,9 @@ class AwariSolver {
   std::optional<Error> error_;  // of the last prove(): a database read failed (corrupt block)
 };
 
-struct XiangqiResult {
-  bool solved = false;
-  int value = 0;              // the side to move: +1 wins, 0 draws, -1 loses (when solved)
-  int lower = -1, upper = 1;  // bounds proven so far
-  std::string fen;            // the position, normalized
-  Stats stats;
+// Xiangqi: value = +1 the side to move wins, 0 draws, -1 loses.
+struct XiangqiResult : Solution {
+  std::string fen;  // the position, normalized
 };
 
 class XiangqiSolver {

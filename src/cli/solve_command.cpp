@@ -23,6 +23,13 @@ nlohmann::json stats_json(const solve::Stats& st) {
           {"node_bytes", st.node_bytes},     {"seconds", st.seconds}};
 }
 
+void put_solution(nlohmann::json& j, const solve::Solution& r) {
+  j["solved"] = r.solved;
+  j["value"] = r.solved ? nlohmann::json(r.value) : nlohmann::json();
+  j["lower"] = r.lower;
+  j["upper"] = r.upper;
+}
+
 std::string outcome_name(solve::Outcome o) {
   return o == solve::Outcome::proven      ? "proven"
          : o == solve::Outcome::disproven ? "disproven"
@@ -83,11 +90,8 @@ int solve_xiangqi(const Common& c, const SolveArgs& a, const solve::Options& opt
     auto r = solver.solve(a.position);
     if (!r) return report_error(c, r.error());
     st = r->stats;
-    j["solved"] = r->solved;
-    j["value"] = r->solved ? nlohmann::json(r->value) : nlohmann::json();
+    put_solution(j, *r);
     j["result"] = r->solved ? nlohmann::json(kResult[r->value + 1]) : nlohmann::json();
-    j["lower"] = r->lower;
-    j["upper"] = r->upper;
   }
   j["stats"] = stats_json(st);
   if (c.json) {
@@ -168,10 +172,7 @@ int solve_cmd(const Common& c, const SolveArgs& a) {
     auto r = solver.solve(pits);
     if (!r) return report_error(c, r.error());
     st = r->stats;
-    j["solved"] = r->solved;
-    j["value"] = r->solved ? nlohmann::json(r->value) : nlohmann::json();
-    j["lower"] = r->lower;
-    j["upper"] = r->upper;
+    put_solution(j, *r);
   }
   j["stats"] = stats_json(st);
   if (c.json) {

@@ -144,26 +144,9 @@ Result<AwariResult> AwariSolver::solve(const std::array<int, 12>& pits) {
   }
   if (n > awari::kMaxStones)
     return Error(Errc::invalid_argument, fmt::format("{} stones; at most 48", n));
-  AwariResult r;
-  // The value lies in [-n, n]: find the largest T that the side to move can reach.
-  int lo = -n, hi = n;  // proven: value >= lo; value <= hi
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    const Outcome o = prove(pits, mid, &r.stats);
-    if (error_) return *error_;
-    if (o == Outcome::unknown) {
-      r.lower = lo;
-      r.upper = hi;
-      return r;  // a limit was hit: bounds only
-    }
-    if (o == Outcome::proven)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  r.solved = true;
-  r.value = r.lower = r.upper = lo;
-  return r;
+  // The value lies in [-n, n]: the largest T that the side to move can reach.
+  return detail::binary_search(
+      -n, n, [&](int t, Stats* st) { return prove(pits, t, st); }, error_);
 }
 
 }  // namespace retra::solve

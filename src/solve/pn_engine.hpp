@@ -9,6 +9,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <unordered_map>
@@ -52,6 +53,31 @@ concept SolverGame = requires(G& g, const typename G::State& s,
   { g.failed() } -> std::same_as<bool>;
   { s.or_turn } -> std::convertible_to<bool>;
 };
+
+// Allis's binary search over the thresholds in [lo, hi]: the value is the largest threshold that
+// prove(T) proves. Stops with the bounds so far when a search answers unknown (a limit), and with
+// the error when `error` (which prove sets) holds one after a search (a damaged database block).
+template <class Prove>
+Result<Solution> binary_search(int lo, int hi, Prove&& prove, const std::optional<Error>& error) {
+  Solution r;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    const Outcome o = prove(mid, &r.stats);
+    if (error) return *error;
+    if (o == Outcome::unknown) {
+      r.lower = lo;
+      r.upper = hi;
+      return r;
+    }
+    if (o == Outcome::proven)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  r.solved = true;
+  r.value = r.lower = r.upper = lo;
+  return r;
+}
 
 template <SolverGame G>
 class Engine {

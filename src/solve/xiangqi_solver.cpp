@@ -216,27 +216,13 @@ Outcome XiangqiSolver::prove(const Board& board, int side_to_move, int threshold
 Result<XiangqiResult> XiangqiSolver::solve(std::string_view fen) {
   auto fp = xq::parse_fen(fen);
   if (!fp) return std::move(fp).error();
+  // Two thresholds: does the mover avoid losing (>= 0), and does it win (>= 1)?
+  auto v = detail::binary_search(
+      -1, 1, [&](int t, Stats* st) { return prove(fp->board, fp->side, t, st); }, error_);
+  if (!v) return std::move(v).error();
   XiangqiResult r;
+  static_cast<Solution&>(r) = *v;
   r.fen = xq::to_fen(fp->board, fp->side);
-  // Allis's binary search over the thresholds, here just two: does the mover win (>= 1), and if
-  // not, does it avoid losing (>= 0)?
-  int lo = -1, hi = 1;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    const Outcome o = prove(fp->board, fp->side, mid, &r.stats);
-    if (error_) return *error_;
-    if (o == Outcome::unknown) {
-      r.lower = lo;
-      r.upper = hi;
-      return r;
-    }
-    if (o == Outcome::proven)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  r.solved = true;
-  r.value = r.lower = r.upper = lo;
   return r;
 }
 
