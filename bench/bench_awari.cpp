@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "retra/games/awari/game.hpp"
+#include "src/games/awari/game.hpp"
 
 namespace {
 

@@ -14,10 +14,10 @@
 #include <random>
 #include <thread>
 
-#include "retra/games/awari/database.hpp"
-#include "retra/games/awari/index.hpp"
-#include "retra/games/xiangqi/database.hpp"
 #include "retra/probe.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/games/awari/index.hpp"
+#include "src/games/xiangqi/database.hpp"
 
 namespace {
 

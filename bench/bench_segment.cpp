@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "retra/format/segment.hpp"
+#include "src/format/segment.hpp"
 
 namespace {
 

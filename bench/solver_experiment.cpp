@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "retra/games/awari/board.hpp"
-#include "retra/games/awari/index.hpp"
-#include "retra/games/xiangqi/game.hpp"
 #include "retra/solve.hpp"
+#include "src/games/awari/board.hpp"
+#include "src/games/awari/index.hpp"
+#include "src/games/xiangqi/game.hpp"
 
 namespace {
 

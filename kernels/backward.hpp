@@ -26,7 +26,7 @@
 
 #include <fmt/format.h>
 
-#include "kernel_options.hpp"
+#include "kernels/kernel_options.hpp"
 #include "retra/error.hpp"
 #include "retra/game.hpp"
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel_options.hpp"
+#include "kernels/kernel_options.hpp"
 #include "retra/game.hpp"
 
 namespace retra::kernels {

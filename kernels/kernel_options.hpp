@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "retra/progress.hpp"
-#include "retra/tuning.hpp"
+#include "src/progress.hpp"
+#include "src/tuning.hpp"
 
 namespace retra::kernels {
 

@@ -1,14 +1,14 @@
 // Database directories: manifest loading, validation and atomic updates.
 // Thread safety: see include/retra/database.hpp.
-#include "retra/database.hpp"
+#include "src/database.hpp"
 
 #include <algorithm>
 #include <system_error>
 
 #include <fmt/format.h>
 
-#include "retra/io/file.hpp"
-#include "retra/version.hpp"
+#include "src/io/file.hpp"
+#include "src/version.hpp"
 
 namespace retra {
 

@@ -1,5 +1,5 @@
 // Anonymous mappings with transparent huge pages; RAM and RSS queries. Thread safety: reentrant.
-#include "retra/memory.hpp"
+#include "src/memory.hpp"
 
 #include <sys/mman.h>
 #include <sys/resource.h>

@@ -1,12 +1,12 @@
 // Memory planning for builds (see include/retra/memory_plan.hpp). Thread safety: pure functions.
-#include "retra/memory_plan.hpp"
+#include "src/memory_plan.hpp"
 
 #include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "retra/memory.hpp"
+#include "src/memory.hpp"
 
 namespace retra {
 

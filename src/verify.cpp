@@ -1,5 +1,5 @@
 // Shared helpers of the verifiers. Thread safety: pure functions.
-#include "retra/verify.hpp"
+#include "src/verify.hpp"
 
 namespace retra {
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <vector>
 
-#include "retra/games/awari/board.hpp"
-#include "retra/games/awari/index.hpp"
+#include "src/games/awari/board.hpp"
+#include "src/games/awari/index.hpp"
 
 namespace retra::awari {
 namespace {

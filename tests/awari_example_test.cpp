@@ -2,7 +2,7 @@
 // verifies the database. Labelled slow: about a minute on two cores in a release build.
 #include <gtest/gtest.h>
 
-#include "retra/games/awari/database.hpp"
+#include "src/games/awari/database.hpp"
 #include "test_util.hpp"
 
 namespace retra::awari {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "retra/games/awari/index.hpp"
+#include "src/games/awari/index.hpp"
 
 namespace retra::awari {
 namespace {

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "retra/games/awari/database.hpp"
-#include "retra/games/awari/index.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/games/awari/index.hpp"
 #include "test_util.hpp"
 
 namespace retra::awari {

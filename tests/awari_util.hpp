@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "retra/games/awari/database.hpp"
+#include "src/games/awari/database.hpp"
 #include "test_util.hpp"
 
 namespace retra::test {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "awari_util.hpp"
-#include "backward.hpp"
-#include "retra/games/awari/database.hpp"
+#include "kernels/backward.hpp"
+#include "src/games/awari/database.hpp"
 
 namespace retra {
 namespace {

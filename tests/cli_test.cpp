@@ -11,8 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "retra/format/segment.hpp"
-#include "retra/io/file.hpp"
+#include "src/format/segment.hpp"
+#include "src/io/file.hpp"
 #include "test_util.hpp"
 
 extern char** environ;

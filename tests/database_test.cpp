@@ -4,9 +4,9 @@
 
 #include <fstream>
 
-#include "retra/database.hpp"
-#include "retra/games/awari/database.hpp"
-#include "retra/io/file.hpp"
+#include "src/database.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/io/file.hpp"
 #include "test_util.hpp"
 
 namespace retra {

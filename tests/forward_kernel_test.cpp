@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "awari_util.hpp"
-#include "forward_iteration.hpp"
-#include "retra/games/awari/database.hpp"
+#include "kernels/forward_iteration.hpp"
+#include "src/games/awari/database.hpp"
 
 namespace retra {
 namespace {

@@ -3,9 +3,9 @@
 // targets block-wise from disk produces the same bytes as one that loads them.
 #include <gtest/gtest.h>
 
-#include "retra/games/awari/database.hpp"
-#include "retra/memory.hpp"
-#include "retra/memory_plan.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/memory.hpp"
+#include "src/memory_plan.hpp"
 #include "test_util.hpp"
 
 namespace retra {

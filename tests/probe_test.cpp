@@ -7,12 +7,12 @@
 #include <random>
 #include <thread>
 
-#include "retra/games/awari/database.hpp"
-#include "retra/games/awari/index.hpp"
-#include "retra/games/xiangqi/database.hpp"
-#include "retra/io/file.hpp"
 #include "retra/probe.hpp"
 #include "retra/retra.h"
+#include "src/games/awari/database.hpp"
+#include "src/games/awari/index.hpp"
+#include "src/games/xiangqi/database.hpp"
+#include "src/io/file.hpp"
 #include "test_util.hpp"
 
 namespace retra {

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <random>
 
-#include "retra/format/segment.hpp"
-#include "retra/io/file.hpp"
+#include "src/format/segment.hpp"
+#include "src/io/file.hpp"
 #include "test_util.hpp"
 
 namespace retra::format {

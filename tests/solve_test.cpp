@@ -10,11 +10,11 @@
 
 #include <random>
 
-#include "retra/games/awari/database.hpp"
-#include "retra/games/awari/index.hpp"
-#include "retra/games/xiangqi/database.hpp"
-#include "retra/games/xiangqi/game.hpp"
 #include "retra/solve.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/games/awari/index.hpp"
+#include "src/games/xiangqi/database.hpp"
+#include "src/games/xiangqi/game.hpp"
 #include "test_util.hpp"
 
 namespace retra {

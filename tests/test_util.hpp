@@ -12,9 +12,9 @@
 
 #include <gtest/gtest.h>
 
-#include "retra/database.hpp"
-#include "retra/format/segment.hpp"
-#include "retra/io/file.hpp"
+#include "src/database.hpp"
+#include "src/format/segment.hpp"
+#include "src/io/file.hpp"
 
 namespace retra::test {
 

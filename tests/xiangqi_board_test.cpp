@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "retra/games/xiangqi/board.hpp"
+#include "src/games/xiangqi/board.hpp"
 
 namespace retra::xiangqi {
 namespace {

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "retra/games/xiangqi/game.hpp"
+#include "src/games/xiangqi/game.hpp"
 
 namespace retra::xiangqi {
 namespace {

@@ -9,7 +9,7 @@
 #include <functional>
 #include <unordered_map>
 
-#include "retra/games/xiangqi/database.hpp"
+#include "src/games/xiangqi/database.hpp"
 #include "test_util.hpp"
 
 namespace retra::xiangqi {

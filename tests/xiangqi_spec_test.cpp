@@ -2,7 +2,7 @@
 // from scratch and compared exactly (valid positions, KFK, draws per side, longest distance).
 #include <gtest/gtest.h>
 
-#include "retra/games/xiangqi/database.hpp"
+#include "src/games/xiangqi/database.hpp"
 #include "test_util.hpp"
 
 namespace retra::xiangqi {

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "retra/games/awari/database.hpp"
-#include "retra/io/file.hpp"
-#include "retra/memory.hpp"
-#include "retra/plot.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/io/file.hpp"
+#include "src/memory.hpp"
+#include "src/plot/plot.hpp"
 
 namespace retra::cli {
 

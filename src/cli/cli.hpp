@@ -14,10 +14,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "retra/database.hpp"
 #include "retra/error.hpp"
-#include "retra/memory_plan.hpp"
-#include "retra/progress.hpp"
+#include "src/database.hpp"
+#include "src/memory_plan.hpp"
+#include "src/progress.hpp"
 
 namespace retra::cli {
 

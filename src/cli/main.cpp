@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "retra/version.hpp"
+#include "src/version.hpp"
 
 namespace retra::cli {
 namespace {

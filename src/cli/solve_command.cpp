@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "retra/games/awari/board.hpp"
-#include "retra/games/xiangqi/board.hpp"
-#include "retra/games/xiangqi/material.hpp"
-#include "retra/memory_plan.hpp"
 #include "retra/solve.hpp"
+#include "src/games/awari/board.hpp"
+#include "src/games/xiangqi/board.hpp"
+#include "src/games/xiangqi/material.hpp"
+#include "src/memory_plan.hpp"
 
 namespace retra::cli {
 

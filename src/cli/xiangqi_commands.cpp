@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "retra/games/xiangqi/database.hpp"
-#include "retra/memory.hpp"
+#include "src/games/xiangqi/database.hpp"
+#include "src/memory.hpp"
 
 namespace retra::cli {
 

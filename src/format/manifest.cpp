@@ -1,5 +1,5 @@
 // Manifest (de)serialization with strict validation. Thread safety: pure functions.
-#include "retra/format/manifest.hpp"
+#include "src/format/manifest.hpp"
 
 #include <chrono>
 #include <ctime>

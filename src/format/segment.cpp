@@ -1,5 +1,5 @@
 // Segment writer and reader (docs/FORMAT.md). Thread safety: see the header.
-#include "retra/format/segment.hpp"
+#include "src/format/segment.hpp"
 
 #include <omp.h>
 #include <xxhash.h>

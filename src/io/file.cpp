@@ -1,6 +1,6 @@
 // POSIX implementation of atomic files, memory maps and directory locks.
 // Thread safety: see include/retra/io/file.hpp.
-#include "retra/io/file.hpp"
+#include "src/io/file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,6 +1,6 @@
 // SVG line chart renderer: axes with "nice" ticks, one polyline per series, a legend.
 // Thread safety: pure functions.
-#include "retra/plot.hpp"
+#include "src/plot/plot.hpp"
 
 #include <algorithm>
 #include <cmath>

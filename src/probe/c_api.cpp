@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "retra/probe.hpp"
-#include "retra/version.hpp"
+#include "src/version.hpp"
 
 struct retra_db {
   static constexpr std::uint32_t kLive = 0x52545241;    // "RTRA"

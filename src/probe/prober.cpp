@@ -15,10 +15,10 @@
 
 #include <fmt/format.h>
 
-#include "retra/database.hpp"
-#include "retra/games/awari/board.hpp"
-#include "retra/games/awari/index.hpp"
-#include "retra/games/xiangqi/game.hpp"
+#include "src/database.hpp"
+#include "src/games/awari/board.hpp"
+#include "src/games/awari/index.hpp"
+#include "src/games/xiangqi/game.hpp"
 
 namespace retra::probe {
 

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "pn_engine.hpp"
-#include "retra/games/awari/board.hpp"
+#include "src/games/awari/board.hpp"
 
 namespace retra::solve {
 

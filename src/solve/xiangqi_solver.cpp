@@ -16,7 +16,7 @@
 #include <xxhash.h>
 
 #include "pn_engine.hpp"
-#include "retra/games/xiangqi/board.hpp"
+#include "src/games/xiangqi/board.hpp"
 
 namespace retra::solve {
 

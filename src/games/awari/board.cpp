@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "retra/games/awari/board.hpp"
-#include "retra/games/awari/index.hpp"
+#include "src/games/awari/board.hpp"
+#include "src/games/awari/index.hpp"
 
 namespace retra::awari {
 

@@ -10,14 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "backward.hpp"
-#include "forward_iteration.hpp"
-#include "retra/games/awari/database.hpp"
-#include "retra/games/awari/game.hpp"
-#include "retra/io/file.hpp"
-#include "retra/memory.hpp"
-#include "retra/memory_plan.hpp"
-#include "retra/version.hpp"
+#include "kernels/backward.hpp"
+#include "kernels/forward_iteration.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/games/awari/game.hpp"
+#include "src/io/file.hpp"
+#include "src/memory.hpp"
+#include "src/memory_plan.hpp"
+#include "src/version.hpp"
 
 namespace retra::awari {
 

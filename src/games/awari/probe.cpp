@@ -2,8 +2,8 @@
 // Thread safety: reentrant; Database and SegmentReader are safe to share.
 #include <fmt/format.h>
 
-#include "retra/games/awari/database.hpp"
-#include "retra/games/awari/index.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/games/awari/index.hpp"
 
 namespace retra::awari {
 

@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "retra/games/awari/database.hpp"
-#include "retra/games/awari/index.hpp"
-#include "retra/memory.hpp"
+#include "src/games/awari/database.hpp"
+#include "src/games/awari/index.hpp"
+#include "src/memory.hpp"
 
 namespace retra::awari {
 

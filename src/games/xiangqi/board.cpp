@@ -1,5 +1,5 @@
 // Xiangqi attacks, king-capture tests and FEN. Thread safety: pure functions.
-#include "retra/games/xiangqi/board.hpp"
+#include "src/games/xiangqi/board.hpp"
 
 #include <fmt/format.h>
 

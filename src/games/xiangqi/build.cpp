@@ -19,11 +19,11 @@
 
 #include <fmt/format.h>
 
-#include "backward.hpp"
-#include "retra/games/xiangqi/database.hpp"
-#include "retra/io/file.hpp"
-#include "retra/memory.hpp"
-#include "retra/version.hpp"
+#include "kernels/backward.hpp"
+#include "src/games/xiangqi/database.hpp"
+#include "src/io/file.hpp"
+#include "src/memory.hpp"
+#include "src/version.hpp"
 
 namespace retra::xiangqi {
 

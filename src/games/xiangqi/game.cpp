@@ -1,6 +1,6 @@
 // The xiangqi Game: the closure of supporting endgames, ranking, converting moves.
 // Thread safety: a Game is immutable after closure() returns.
-#include "retra/games/xiangqi/game.hpp"
+#include "src/games/xiangqi/game.hpp"
 
 #include <functional>
 #include <set>

@@ -1,6 +1,6 @@
 // The xiangqi indexer (see include/retra/games/xiangqi/index.hpp). Thread safety: an Indexer is
 // immutable after construction; rank/unrank are reentrant.
-#include "retra/games/xiangqi/index.hpp"
+#include "src/games/xiangqi/index.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "retra/binomial.hpp"
+#include "src/binomial.hpp"
 
 namespace retra::xiangqi {
 

@@ -1,6 +1,6 @@
 // Material signatures, slot layouts and the Fang-151 list. Thread safety: pure functions;
 // fang151() returns a constant.
-#include "retra/games/xiangqi/material.hpp"
+#include "src/games/xiangqi/material.hpp"
 
 #include <algorithm>
 

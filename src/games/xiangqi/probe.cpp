@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "retra/games/xiangqi/database.hpp"
+#include "src/games/xiangqi/database.hpp"
 
 namespace retra::xiangqi {
 

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "retra/games/xiangqi/database.hpp"
-#include "retra/memory.hpp"
+#include "src/games/xiangqi/database.hpp"
+#include "src/memory.hpp"
 
 namespace retra::xiangqi {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "retra/game.hpp"
-#include "retra/games/awari/board.hpp"
-#include "retra/games/awari/index.hpp"
+#include "src/games/awari/board.hpp"
+#include "src/games/awari/index.hpp"
 
 namespace retra::awari {
 

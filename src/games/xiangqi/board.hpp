@@ -86,4 +86,4 @@ std::optional<PieceType> piece_type_of(char letter);
 
 }  // namespace retra::xiangqi
 
-#include "retra/games/xiangqi/movegen.inl"
+#include "src/games/xiangqi/movegen.inl"

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "retra/binomial.hpp"
-#include "retra/games/awari/board.hpp"
+#include "src/binomial.hpp"
+#include "src/games/awari/board.hpp"
 
 namespace retra::awari {
 

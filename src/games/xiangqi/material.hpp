@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "retra/error.hpp"
-#include "retra/games/xiangqi/board.hpp"
+#include "src/games/xiangqi/board.hpp"
 
 namespace retra::xiangqi {
 

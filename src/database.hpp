@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "retra/error.hpp"
-#include "retra/format/manifest.hpp"
-#include "retra/format/segment.hpp"
+#include "src/format/manifest.hpp"
+#include "src/format/segment.hpp"
 
 namespace retra {
 

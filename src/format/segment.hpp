@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "retra/error.hpp"
-#include "retra/io/file.hpp"
+#include "src/io/file.hpp"
 
 namespace retra::format {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "retra/progress.hpp"
+#include "src/progress.hpp"
 
 namespace retra {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "retra/games/xiangqi/material.hpp"
+#include "src/games/xiangqi/material.hpp"
 
 namespace retra::xiangqi {
 

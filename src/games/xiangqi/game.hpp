@@ -15,9 +15,9 @@
 
 #include "retra/error.hpp"
 #include "retra/game.hpp"
-#include "retra/games/xiangqi/board.hpp"
-#include "retra/games/xiangqi/index.hpp"
-#include "retra/games/xiangqi/material.hpp"
+#include "src/games/xiangqi/board.hpp"
+#include "src/games/xiangqi/index.hpp"
+#include "src/games/xiangqi/material.hpp"
 
 namespace retra::xiangqi {
 

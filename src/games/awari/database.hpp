@@ -14,14 +14,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "retra/database.hpp"
 #include "retra/error.hpp"
-#include "retra/format/segment.hpp"
-#include "retra/games/awari/board.hpp"
-#include "retra/memory_plan.hpp"
-#include "retra/progress.hpp"
-#include "retra/tuning.hpp"
-#include "retra/verify.hpp"
+#include "src/database.hpp"
+#include "src/format/segment.hpp"
+#include "src/games/awari/board.hpp"
+#include "src/memory_plan.hpp"
+#include "src/progress.hpp"
+#include "src/tuning.hpp"
+#include "src/verify.hpp"
 
 namespace retra::awari {
 
