@@ -4,10 +4,11 @@
 // is decided, instead of once per sweep as in forward iteration.
 //
 // Thread safety and determinism: frontiers are processed in parallel; counters are decremented
-// and positions claimed with atomic byte operations. The value a position gets depends only on the
-// stage and level in which it is decided, never on which thread decides it or in what order, and
-// within a level the decided set is a least fixed point, so the output is identical for any
-// thread count (tests/backward_kernel_test.cpp). docs/ARCHITECTURE.md explains the stages.
+// and positions claimed with atomic operations on the state cells. The value a position gets
+// depends only on the stage and level in which it is decided, never on which thread decides it or
+// in what order, and within a level the decided set is a least fixed point, so the output is
+// identical for any thread count (tests/backward_kernel_test.cpp). docs/ARCHITECTURE.md explains
+// the stages.
 #pragma once
 
 #include <omp.h>
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,6 +31,7 @@
 #include "kernels/kernel_options.hpp"
 #include "retra/error.hpp"
 #include "retra/game.hpp"
+#include "src/memory.hpp"
 
 namespace retra::kernels {
 
@@ -40,89 +43,172 @@ struct BackwardStats {
   std::uint64_t decided = 0;       // positions decided by propagation (the rest are 0 / draws)
   std::uint64_t max_frontier = 0;  // largest frontier (memory: 8 bytes per entry)
   std::uint64_t predecessors = 0;  // unmoves generated
+  int counter_bits = 0;            // width of the unknown-children counter used
   double init_seconds = 0, propagate_seconds = 0;
   double scan_seconds = 0;  // part of propagate_seconds spent in seed scans
 };
 
 namespace bw {
 
-// Two arrays of one byte per position. (Interleaving them into 2-byte cells, so that an update
-// touches one cache line instead of two, measured no faster: both lines are prefetched together;
-// docs/PERFORMANCE.md.)
+// Per position the kernel keeps its value byte and a state cell (two arrays: interleaving them,
+// so that an update touches one cache line instead of two, measured no faster, because both lines
+// are prefetched together; docs/PERFORMANCE.md). The cell is one byte, or two when the game
+// declares positions with more moves than 7 bits count (Game concept, kMaxMoves):
 //
-// state[i]:
-//   bit 7     decided: values[i] is final
-//   bits 0-6  unknown children: non-converting moves whose child is not yet known to be good for
-//             the opponent (score: in W_k; dtm/wdl: a win). A converting move to a draw adds a
-//             permanent 1, so such a position never becomes a loss.
-// values[i] while undecided: what the converting moves guarantee (score: the best exit value,
-// -128 if none; dtm: the win value of the best converting move if any (odd), else the loss value
-// forced by the converting moves (even, 0 if none); wdl: 1 if a converting move wins, else 2).
-inline constexpr std::uint8_t kDecided = 0x80;
-inline constexpr std::uint8_t kCounter = 0x7f;
+//   state cell (Cell = uint8_t):  bit 7 decided | bits 0-6 unknown children
+//   state cell (Cell = uint16_t): bit 15 decided | bits 0-14 unknown children
+//
+// decided: values[i] is final. Unknown children: non-converting moves whose child is not yet known
+// to be good for the opponent (score: in W_k; dtm/wdl: a win). A converting move to a draw adds a
+// permanent 1, so such a position never becomes a loss.
+// values[i] while undecided: what the converting moves guarantee (Rules<K>::initial).
+template <class Cell>
+struct CellBits {
+  static_assert(std::is_same_v<Cell, std::uint8_t> || std::is_same_v<Cell, std::uint16_t>);
+  static constexpr Cell kDecided = static_cast<Cell>(Cell{1} << (8 * sizeof(Cell) - 1));
+  static constexpr Cell kCounter = static_cast<Cell>(kDecided - 1);
+};
+
 inline constexpr int kNoExit = -128;
 // Frontier entries: the position packed into 63 bits when the game can (HasPacking), else its
 // index; the top bit is set when the position is lost for its mover, so that expanding it needs
 // no random read of its value (and, packed, no unranking either).
 inline constexpr std::uint64_t kLossBit = 1ull << 63;
 
-template <ValueKind K>
-struct Rules;
+// What the converting moves of one position guarantee, folded during initialization.
+struct Exits {
+  int best = kNoExit;  // score: best capture value
+  int win = 256;       // dtm: fastest win through a conversion; wdl: 1 if a conversion wins
+  int floor = 0;       // dtm: the loss value the conversions force at least
+  bool draw = false;   // a conversion to a draw: the position can never lose
+};
 
-// Score (Awari): stage k = bound..1 computes W_k (mover forces >= k) and L_k (mover cannot avoid
-// <= -k) as attractors; members of W_k \ W_{k+1} get k, of L_k \ L_{k+1} get -k.
 // Seeds of a (stage, level): undecided positions whose byte equals the win code, or the loss code
 // when no unknown child is left. A negative code matches nothing.
 struct SeedCodes {
   int win, loss;
 };
 
+// Everything in which the value kinds differ; the kernel itself is written once.
+//   fold(e, gain, child, dtc)  accumulate one converting move into child (its stored value)
+//   initial(e, overflow)       the byte stored while undecided (sets *overflow when a distance
+//                              cannot be stored)
+//   stage_list(g, seg)         the stages (score: thresholds bound..1; others: one)
+//   stage_has_seeds(hist, k)   whether stage k can seed anything at all
+//   kFirstLevel, kSeedsEveryLevel, kMaxLevel
+//   seeds(k, d), is_loss(v), win_value(k, d), loss_ready(v, k, d), loss_value(k, d)
+//   phase(label, k, d)         the progress bar's label of a level
+template <ValueKind K>
+struct Rules;
+
+// Score: stage k = bound..1 computes W_k (mover forces >= k) and L_k (mover cannot avoid
+// <= -k) as attractors; members of W_k \ W_{k+1} get k, of L_k \ L_{k+1} get -k.
 template <>
 struct Rules<ValueKind::score> {
   static constexpr bool kSeedsEveryLevel = false;
+  static constexpr int kFirstLevel = 0;
+  static constexpr int kMaxLevel = INT_MAX;
+  static void fold(Exits& e, int gain, int child, bool) { e.best = std::max(e.best, gain - child); }
+  static int initial(const Exits& e, bool*) { return e.best; }
+  template <class G>
+  static std::vector<int> stage_list(const G& g, const typename G::SegmentId& seg) {
+    std::vector<int> s;
+    for (int k = g.score_bound(seg); k >= 1; --k) s.push_back(k);
+    return s;
+  }
+  // Without a seed at threshold k nothing can join W_k or L_k.
+  static bool stage_has_seeds(const std::array<std::uint64_t, 256>& hist, int k) {
+    return hist[static_cast<std::uint8_t>(k)] || hist[static_cast<std::uint8_t>(-k)];
+  }
   static int val(std::uint8_t v) { return static_cast<std::int8_t>(v); }
   static SeedCodes seeds(int k, int) { return {k, static_cast<std::uint8_t>(-k)}; }
   static bool is_loss(std::uint8_t v) { return val(v) < 0; }
   static std::uint8_t win_value(int k, int) { return static_cast<std::uint8_t>(k); }
   static bool loss_ready(std::uint8_t v, int k, int) { return val(v) <= -k; }
   static std::uint8_t loss_value(int k, int) { return static_cast<std::uint8_t>(-k); }
+  static std::string phase(const std::string& label, int k, int d) {
+    return fmt::format("{}: threshold {} level {}", label, k, d);
+  }
 };
 
 // Distance to mate (Fang's Table 1): one stage; the frontier of level d holds the positions whose
 // value is d. A child at even d (a loss) makes its parents wins in d + 1; a parent whose last
 // unknown child is decided at odd d loses in 1 + max(children) = max(d + 1, its converting
-// floor), so it waits for the level of its floor if that is higher.
+// floor), so it waits for the level of its floor if that is higher. With dtc (distance to
+// conversion, Fang 3.3) a conversion into a loss is a win now (1), into a win a loss (2).
 template <>
 struct Rules<ValueKind::dtm> {
   static constexpr bool kSeedsEveryLevel = true;
+  static constexpr int kFirstLevel = 1;
+  static constexpr int kMaxLevel = 253;  // the parents of level 253 get 254, the last byte value
+  static void fold(Exits& e, int, int child, bool dtc) {
+    if (child == 0)
+      e.draw = true;
+    else if (child & 1)
+      e.floor = std::max(e.floor, dtc ? 2 : child + 1);
+    else
+      e.win = std::min(e.win, dtc ? 1 : child + 1);
+  }
+  static int initial(const Exits& e, bool* overflow) {
+    if (e.win == 255 || (e.win == 256 && e.floor > 254)) *overflow = true;
+    return e.win <= 254 ? e.win : e.floor;
+  }
+  template <class G>
+  static std::vector<int> stage_list(const G&, const typename G::SegmentId&) {
+    return {0};
+  }
+  static bool stage_has_seeds(const std::array<std::uint64_t, 256>&, int) { return true; }
   static SeedCodes seeds(int, int d) { return (d & 1) ? SeedCodes{d, -1} : SeedCodes{-1, d}; }
   static bool is_loss(std::uint8_t v) { return v != 0 && !(v & 1); }
   static std::uint8_t win_value(int, int d) { return static_cast<std::uint8_t>(d + 1); }
   static bool loss_ready(std::uint8_t v, int, int d) { return v <= d + 1; }
   static std::uint8_t loss_value(int, int d) { return static_cast<std::uint8_t>(d + 1); }
+  static std::string phase(const std::string& label, int, int d) {
+    return fmt::format("{}: level {}", label, d);
+  }
 };
 
 // Win/draw/loss: one stage, seeds at the start, no distances.
 template <>
 struct Rules<ValueKind::wdl> {
   static constexpr bool kSeedsEveryLevel = false;
+  static constexpr int kFirstLevel = 0;
+  static constexpr int kMaxLevel = INT_MAX;
+  static void fold(Exits& e, int, int child, bool) {
+    if (child == 0)
+      e.draw = true;
+    else if (child == 2)
+      e.win = 1;
+  }
+  static int initial(const Exits& e, bool*) { return e.win == 1 ? 1 : 2; }
+  template <class G>
+  static std::vector<int> stage_list(const G&, const typename G::SegmentId&) {
+    return {0};
+  }
+  static bool stage_has_seeds(const std::array<std::uint64_t, 256>&, int) { return true; }
   static SeedCodes seeds(int, int) { return {1, 2}; }
   static bool is_loss(std::uint8_t v) { return v == 2; }
   static std::uint8_t win_value(int, int) { return 1; }
   static bool loss_ready(std::uint8_t, int, int) { return true; }
   static std::uint8_t loss_value(int, int) { return 2; }
+  static std::string phase(const std::string& label, int, int d) {
+    return fmt::format("{}: level {}", label, d);
+  }
 };
 
-inline std::uint8_t load(const std::uint8_t& x) {
-  return std::atomic_ref<const std::uint8_t>(x).load(std::memory_order_relaxed);
+template <class Cell>
+inline Cell load(const Cell& x) {
+  return std::atomic_ref<const Cell>(x).load(std::memory_order_relaxed);
 }
-inline void store(std::uint8_t& x, std::uint8_t v) {
-  std::atomic_ref<std::uint8_t>(x).store(v, std::memory_order_relaxed);
+template <class Cell>
+inline void store(Cell& x, Cell v) {
+  std::atomic_ref<Cell>(x).store(v, std::memory_order_relaxed);
 }
 // Claims an undecided position; true for exactly one caller.
-inline bool claim(std::uint8_t& st) {
-  return !(std::atomic_ref<std::uint8_t>(st).fetch_or(kDecided, std::memory_order_relaxed) &
-           kDecided);
+template <class Cell>
+inline bool claim(Cell& st) {
+  return !(std::atomic_ref<Cell>(st).fetch_or(CellBits<Cell>::kDecided, std::memory_order_relaxed) &
+           CellBits<Cell>::kDecided);
 }
 
 // Concatenates per-thread vectors.
@@ -138,264 +224,321 @@ inline void gather(std::vector<std::vector<std::uint64_t>>& parts,
   }
 }
 
-}  // namespace bw
+// The counter cell a game needs: one byte unless it declares positions with more moves than
+// seven bits count (one is reserved for a conversion into a draw).
+template <class G>
+constexpr int max_moves() {
+  if constexpr (requires { G::kMaxMoves; })
+    return G::kMaxMoves;
+  else
+    return 126;
+}
+template <class G>
+using CellFor = std::conditional_t<(max_moves<G>() < 127), std::uint8_t, std::uint16_t>;
 
-// values, state: segment_size(seg) bytes each, any content on entry; on success values holds the
-// segment in the encoding of G::kValueKind. lower(segment, index) returns the value of a position
-// in a finished segment (converting moves).
-template <Game G, class Lower>
-requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
-                                                      std::span<std::uint8_t> values_span,
-                                                      std::span<std::uint8_t> state_span,
-                                                      Lower&& lower, const BackwardOptions& opt) {
-  using Clock = std::chrono::steady_clock;
+// One run of the kernel over one segment, in named phases: initialize (counters and what the
+// converting moves guarantee), then per stage and level scan_seeds and expand, then finalize.
+template <Game G, class Lower, class Cell>
+class Run {
   using Pos = typename G::Position;
-  constexpr ValueKind K = G::kValueKind;
-  using R = bw::Rules<K>;
-  const std::uint64_t size = g.segment_size(seg);
-  assert(values_span.size() == size && state_span.size() == size);
-  std::uint8_t* const values = values_span.data();
-  std::uint8_t* const state = state_span.data();
-  const int threads = std::max(1, opt.threads);
-  const std::uint64_t chunk = std::max<std::uint64_t>(1, opt.chunk);
-  const std::uint64_t chunks = (size + chunk - 1) / chunk;
-  BackwardStats st;
+  using Seg = typename G::SegmentId;
+  static constexpr ValueKind K = G::kValueKind;
+  using R = Rules<K>;
+  using Clock = std::chrono::steady_clock;
+  static constexpr Cell kDecided = CellBits<Cell>::kDecided;
+  static constexpr Cell kCounter = CellBits<Cell>::kCounter;
 
-  // ---- initialization: counters and what the converting moves guarantee ------------------------
-  auto t0 = Clock::now();
-  progress_phase(opt.progress, opt.label + ": counting moves", size);
-  std::array<std::uint64_t, 256> hist{};  // positions per initial values[] byte
-  int bad = 0;                            // 1: > 127 moves, 2: distance overflow
+ public:
+  Run(const G& g, const Seg& seg, std::span<std::uint8_t> values, Cell* state, Lower& lower,
+      const KernelOptions& opt)
+      : g_(g),
+        seg_(seg),
+        size_(g.segment_size(seg)),
+        values_(values.data()),
+        state_(state),
+        lower_(lower),
+        opt_(opt),
+        threads_(std::max(1, opt.threads)),
+        chunk_(std::max<std::uint64_t>(1, opt.chunk)),
+        chunks_((size_ + chunk_ - 1) / chunk_),
+        parts_(static_cast<std::size_t>(threads_)) {
+    if constexpr (HasPacking<G>) packed_ = opt.tuning.pack_frontier && g.packable(seg);
+    st_.counter_bits = 8 * sizeof(Cell) - 1;
+  }
+
+  Result<BackwardStats> run() {
+    auto t0 = Clock::now();
+    RETRA_TRY(initialize());
+    st_.init_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    t0 = Clock::now();
+    RETRA_TRY(propagate());
+    finalize();
+    st_.propagate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return st_;
+  }
+
+ private:
+  // ---- initialize: counters and what the converting moves guarantee --------------------------
   // Converting moves read finished segments at random. Each task therefore generates the moves
   // of kInitBatch positions first, prefetching the targets' values (when the value source can),
   // and folds the values in afterwards.
-  constexpr std::uint64_t kInitBatch = 32;
-  constexpr int kHole = INT_MIN + 1;  // an index that is not a position
+  static constexpr std::uint64_t kInitBatch = 32;
+  static constexpr int kHole = INT_MIN + 1;  // an index that is not a position
   struct Conv {
-    typename G::SegmentId segment;
+    Seg segment;
     std::uint64_t index;
     int gain;
     std::uint32_t owner;  // position within the batch
   };
   struct Acc {
-    int fixed;  // terminal or no-move value, or INT_MIN
-    int quiet, best, win, floor;
-    bool draw;
+    int fixed;  // terminal or no-move value, kHole, or INT_MIN
+    int quiet;
+    Exits exits;
   };
-#pragma omp parallel num_threads(threads) if (chunks > 1)
-  {
-    std::array<std::uint64_t, 256> local{};
-    std::vector<Conv> conv;
-    std::array<Acc, kInitBatch> acc;
-#pragma omp for schedule(dynamic, 1) reduction(| : bad)
-    for (std::uint64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t begin = c * chunk, end = std::min(size, begin + chunk);
-      Pos p = g.unrank(seg, begin);
-      for (std::uint64_t first = begin; first < end; first += kInitBatch) {
-        const std::uint64_t nb = std::min(kInitBatch, end - first);
-        conv.clear();
-        for (std::uint64_t k = 0; k < nb; ++k) {
-          Acc& a = acc[k];
-          a = {INT_MIN, 0, bw::kNoExit, 256, 0, false};
-          bool fixed = false;
-          if constexpr (HasValidity<G>) {
-            if (!g.is_valid(seg, p)) {
-              a.fixed = kHole;
-              fixed = true;
-            }
-          }
-          if constexpr (HasTerminalValue<G>) {
-            if (!fixed)
-              if (auto t = g.terminal_value(seg, p)) {
-                a.fixed = *t;
-                // Terminal positions have moves too; a counter that can never reach zero (and
-                // never underflow into the decided bit) keeps them out of loss claims.
-                a.quiet = bw::kCounter;
-                fixed = true;
-              }
-          }
-          if (!fixed) {
-            auto conversion = [&](const Child<typename G::SegmentId>& m) {
-              if constexpr (requires { lower.prefetch(m.segment, m.index); })
-                if (opt.tuning.prefetch) lower.prefetch(m.segment, m.index);
-              conv.push_back({m.segment, m.index, m.gain, static_cast<std::uint32_t>(k)});
-            };
-            int legal;
-            if constexpr (HasConversions<G>) {
-              // Non-converting moves are only counted: no need to rank their children.
-              const MoveCount mc = g.for_each_conversion(seg, p, conversion);
-              legal = mc.legal;
-              a.quiet = mc.quiet;
-            } else {
-              legal = g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
-                if (m.converts)
-                  conversion(m);
-                else
-                  ++a.quiet;
-              });
-            }
-            if (legal == 0) a.fixed = g.no_move_value(seg, p);
-          }
-          if (first + k + 1 < end) g.next(seg, p);
-        }
-        for (const Conv& m : conv) {
-          Acc& a = acc[m.owner];
-          const int cv = static_cast<int>(lower(m.segment, m.index));
-          if constexpr (K == ValueKind::score) {
-            a.best = std::max(a.best, m.gain - cv);
-          } else if constexpr (K == ValueKind::dtm) {
-            if (cv == 0)
-              a.draw = true;
-            else if (cv & 1)
-              a.floor = std::max(a.floor, opt.dtc ? 2 : cv + 1);
-            else
-              a.win = std::min(a.win, opt.dtc ? 1 : cv + 1);
-          } else {
-            if (cv == 0)
-              a.draw = true;
-            else if (cv == 2)
-              a.win = 1;
-          }
-        }
-        for (std::uint64_t k = 0; k < nb; ++k) {
-          const Acc& a = acc[k];
-          int v, quiet = a.quiet;
-          if (a.fixed == kHole) {
-            values[first + k] = 0;
-            state[first + k] = bw::kDecided;  // never a seed, never reached
-            continue;
-          }
-          if (a.fixed != INT_MIN) {
-            v = a.fixed;
-          } else if constexpr (K == ValueKind::score) {
-            v = a.best;
-          } else if constexpr (K == ValueKind::dtm) {
-            v = a.win <= 254 ? a.win : a.floor;
-            if (a.win == 255 || (a.win == 256 && a.floor > 254)) bad |= 2;
-          } else {
-            v = a.win == 1 ? 1 : 2;
-          }
-          if (a.draw) ++quiet;  // a drawing escape: never a loss
-          if (quiet > bw::kCounter) bad |= 1;
-          const auto vb = static_cast<std::uint8_t>(v);
-          values[first + k] = vb;
-          state[first + k] = static_cast<std::uint8_t>(quiet);
-          ++local[vb];
-        }
-      }
-      progress_advance(opt.progress, end - begin);
-    }
-#pragma omp critical
-    for (int k = 0; k < 256; ++k) hist[k] += local[k];
-  }
-  if (bad & 1)
-    return Error(Errc::internal, fmt::format("{}: a position has more than {} moves inside its "
-                                             "segment",
-                                             opt.label, int{bw::kCounter}));
-  if (bad & 2)
-    return Error(Errc::resource, fmt::format("{}: a distance exceeds 254 plies, which one byte "
-                                             "cannot hold",
-                                             opt.label));
-  st.init_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  // ---- propagation --------------------------------------------------------------------------
-  t0 = Clock::now();
-  std::vector<std::uint64_t> frontier, next;
-  std::vector<std::vector<std::uint64_t>> parts(static_cast<std::size_t>(threads));
-  bool packed = false;
-  if constexpr (HasPacking<G>) packed = opt.tuning.pack_frontier && g.packable(seg);
-  auto entry_of = [&](std::uint64_t i, const Pos& pos) -> std::uint64_t {
+  // Generates the moves of position p (batch slot k): counts the quiet ones, queues conversions.
+  void generate(const Pos& p, std::uint32_t k, Acc& a, std::vector<Conv>& conv) const {
+    a = {INT_MIN, 0, {}};
+    if constexpr (HasValidity<G>) {
+      if (!g_.is_valid(seg_, p)) {
+        a.fixed = kHole;
+        return;
+      }
+    }
+    if constexpr (HasTerminalValue<G>) {
+      if (auto t = g_.terminal_value(seg_, p)) {
+        a.fixed = *t;
+        // Terminal positions have moves too; a counter that can never reach zero (and never
+        // underflow into the decided bit) keeps them out of loss claims.
+        a.quiet = kCounter;
+        return;
+      }
+    }
+    auto conversion = [&](const Child<Seg>& m) {
+      if constexpr (requires { lower_.prefetch(m.segment, m.index); })
+        if (opt_.tuning.prefetch) lower_.prefetch(m.segment, m.index);
+      conv.push_back({m.segment, m.index, m.gain, k});
+    };
+    int legal;
+    if constexpr (HasConversions<G>) {
+      // Non-converting moves are only counted: no need to rank their children.
+      const MoveCount mc = g_.for_each_conversion(seg_, p, conversion);
+      legal = mc.legal;
+      a.quiet = mc.quiet;
+    } else {
+      legal = g_.for_each_move(seg_, p, [&](const Child<Seg>& m) {
+        if (m.converts)
+          conversion(m);
+        else
+          ++a.quiet;
+      });
+    }
+    if (legal == 0) a.fixed = g_.no_move_value(seg_, p);
+  }
+
+  Status initialize() {
+    progress_phase(opt_.progress, opt_.label + ": counting moves", size_);
+    std::uint8_t* const values = values_;
+    Cell* const state = state_;
+    int bad = 0;  // 1: a counter overflows, 2: a distance overflows
+#pragma omp parallel num_threads(threads_) if (chunks_ > 1)
+    {
+      std::array<std::uint64_t, 256> local{};
+      std::vector<Conv> conv;
+      std::array<Acc, kInitBatch> acc;
+#pragma omp for schedule(dynamic, 1) reduction(| : bad)
+      for (std::uint64_t c = 0; c < chunks_; ++c) {
+        const std::uint64_t begin = c * chunk_, end = std::min(size_, begin + chunk_);
+        Pos p = g_.unrank(seg_, begin);
+        for (std::uint64_t first = begin; first < end; first += kInitBatch) {
+          const std::uint64_t nb = std::min(kInitBatch, end - first);
+          conv.clear();
+          for (std::uint64_t k = 0; k < nb; ++k) {
+            generate(p, static_cast<std::uint32_t>(k), acc[k], conv);
+            if (first + k + 1 < end) g_.next(seg_, p);
+          }
+          for (const Conv& m : conv)
+            R::fold(acc[m.owner].exits, m.gain, static_cast<int>(lower_(m.segment, m.index)),
+                    opt_.dtc);
+          for (std::uint64_t k = 0; k < nb; ++k) {
+            const Acc& a = acc[k];
+            if (a.fixed == kHole) {
+              values[first + k] = 0;
+              state[first + k] = kDecided;  // never a seed, never reached
+              continue;
+            }
+            bool overflow = false;
+            const int v = a.fixed != INT_MIN ? a.fixed : R::initial(a.exits, &overflow);
+            if (overflow) bad |= 2;
+            const int quiet = a.quiet + (a.exits.draw ? 1 : 0);  // a drawing escape: never a loss
+            if (quiet > kCounter) bad |= 1;
+            const auto vb = static_cast<std::uint8_t>(v);
+            values[first + k] = vb;
+            state[first + k] = static_cast<Cell>(quiet);
+            ++local[vb];
+          }
+        }
+        progress_advance(opt_.progress, end - begin);
+      }
+#pragma omp critical
+      for (int k = 0; k < 256; ++k) hist_[k] += local[k];
+    }
+    if (bad & 1)
+      return Error(Errc::internal, Cause::counter_overflow,
+                   fmt::format("{}: a position has more than {} moves inside its segment; the "
+                               "game's kMaxMoves must say so",
+                               opt_.label, int{kCounter}));
+    if (bad & 2) return distance_overflow();
+    return {};
+  }
+
+  Error distance_overflow() const {
+    return Error(
+        Errc::resource, Cause::distance_overflow,
+        fmt::format("{}: a distance exceeds 254 plies, which one byte cannot hold", opt_.label));
+  }
+
+  // ---- frontier entries --------------------------------------------------------------------
+  std::uint64_t entry_of(std::uint64_t i, const Pos& pos) const {
     if constexpr (HasPacking<G>)
-      if (packed) return g.pack(seg, pos);
+      if (packed_) return g_.pack(seg_, pos);
     (void)pos;
     return i;
-  };
-  auto position = [&](std::uint64_t e) -> Pos {
+  }
+  Pos position(std::uint64_t e) const {
     if constexpr (HasPacking<G>)
-      if (packed) return g.unpack(seg, e);
-    return g.unrank(seg, e);
-  };
+      if (packed_) return g_.unpack(seg_, e);
+    return g_.unrank(seg_, e);
+  }
 
-  // Claims the undecided seeds of (stage, level) in one pass over the segment. The vector path
-  // tests 32 positions per step and looks at single positions only where a lane matched.
-  auto scan_seeds = [&](int stage, int level) {
+  // ---- propagate: stages and the levels in which seeds can appear ----------------------------
+  Status propagate() {
+    int last_seed_level = 0;
+    if constexpr (R::kSeedsEveryLevel)
+      for (int v = 1; v < 256; ++v)
+        if (hist_[static_cast<std::size_t>(v)]) last_seed_level = v;
+    for (const int stage : R::stage_list(g_, seg_)) {
+      if (!R::stage_has_seeds(hist_, stage)) continue;
+      ++st_.stages;
+      frontier_.clear();
+      for (int level = R::kFirstLevel;; ++level) {
+        const bool seeds = R::kSeedsEveryLevel
+                               ? level < 256 && hist_[static_cast<std::size_t>(level)]
+                               : level == R::kFirstLevel;
+        if (seeds) scan_seeds(stage, level);
+        if (frontier_.empty()) {
+          if (R::kSeedsEveryLevel && level < last_seed_level) continue;
+          break;
+        }
+        if (level > R::kMaxLevel) return distance_overflow();
+        st_.decided += frontier_.size();
+        st_.max_frontier = std::max<std::uint64_t>(st_.max_frontier, frontier_.size());
+        ++st_.levels;
+        progress_phase(opt_.progress, R::phase(opt_.label, stage, level), frontier_.size());
+        expand(stage, level);
+        frontier_.swap(next_);
+      }
+    }
+    return {};
+  }
+
+  // ---- scan_seeds: claims the undecided seeds of (stage, level) in one pass over the segment ----
+  // The vector path (one-byte cells) tests 32 positions per step and looks at single positions
+  // only where a lane matched.
+  void scan_seeds(int stage, int level) {
     const auto t_scan = Clock::now();
-    const bw::SeedCodes code = R::seeds(stage, level);
+    const SeedCodes code = R::seeds(stage, level);
+    std::uint8_t* const values = values_;
+    Cell* const state = state_;
     auto match = [&](std::uint64_t i) {
-      const std::uint8_t s = state[i];
-      if (s & bw::kDecided) return false;
+      const Cell s = state[i];
+      if (s & kDecided) return false;
       const int v = values[i];
-      return v == code.win || ((s & bw::kCounter) == 0 && v == code.loss);
+      return v == code.win || ((s & kCounter) == 0 && v == code.loss);
     };
-#pragma omp parallel num_threads(threads) if (chunks > 1)
+#pragma omp parallel num_threads(threads_) if (chunks_ > 1)
     {
-      auto& out = parts[static_cast<std::size_t>(omp_get_thread_num())];
+      auto& out = parts_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1)
-      for (std::uint64_t c = 0; c < chunks; ++c) {
-        const std::uint64_t begin = c * chunk, end = std::min(size, begin + chunk);
+      for (std::uint64_t c = 0; c < chunks_; ++c) {
+        const std::uint64_t begin = c * chunk_, end = std::min(size_, begin + chunk_);
         std::uint64_t i = begin;
         // Seeds come in ascending order: a cursor that steps over short gaps with next() is
         // cheaper than unranking every seed when frontiers hold packed positions.
         Pos cur{};
         std::uint64_t cur_i = UINT64_MAX;
         auto entry_at = [&](std::uint64_t j) -> std::uint64_t {
-          if (!packed) return j;
+          if (!packed_) return j;
           if (cur_i > j || j - cur_i > 16) {
-            cur = g.unrank(seg, j);
+            cur = g_.unrank(seg_, j);
           } else {
-            while (cur_i < j) g.next(seg, cur), ++cur_i;
+            while (cur_i < j) g_.next(seg_, cur), ++cur_i;
           }
           cur_i = j;
           return entry_of(j, cur);
         };
         auto take = [&](std::uint64_t j) {
           if (match(j)) {
-            state[j] = static_cast<std::uint8_t>(state[j] | bw::kDecided);
-            out.push_back(entry_at(j) | (R::is_loss(values[j]) ? bw::kLossBit : 0));
+            state[j] = static_cast<Cell>(state[j] | kDecided);
+            out.push_back(entry_at(j) | (R::is_loss(values[j]) ? kLossBit : 0));
           }
         };
-        if (opt.tuning.simd_scan) {
-          using V32 = std::uint8_t __attribute__((vector_size(32)));
-          using M32 = signed char __attribute__((vector_size(32)));  // lane masks: 0 or -1
-          const V32 win = V32{} + static_cast<std::uint8_t>(code.win);
-          const V32 loss = V32{} + static_cast<std::uint8_t>(code.loss);
-          M32 win_on, loss_on;
-          std::memset(&win_on, code.win >= 0 ? 0xff : 0, sizeof win_on);
-          std::memset(&loss_on, code.loss >= 0 ? 0xff : 0, sizeof loss_on);
-          const V32 decided = V32{} + bw::kDecided, counter = V32{} + bw::kCounter;
-          for (; i + 32 <= end; i += 32) {
-            V32 s, v;
-            std::memcpy(&s, &state[i], 32);
-            std::memcpy(&v, &values[i], 32);
-            const M32 open = (s & decided) == 0;
-            const M32 no_unknown = (s & counter) == 0;
-            const M32 hit = open & (((v == win) & win_on) | ((v == loss) & loss_on & no_unknown));
-            std::uint64_t w[4];
-            std::memcpy(w, &hit, 32);
-            if (!(w[0] | w[1] | w[2] | w[3])) continue;
-            for (std::uint64_t j = i; j < i + 32; ++j) take(j);
-          }
+        if constexpr (sizeof(Cell) == 1) {
+          if (opt_.tuning.simd_scan) i = scan_vector(code, begin, end, take);
         }
         for (; i < end; ++i) take(i);
       }
     }
     std::vector<std::uint64_t> seeds;
-    bw::gather(parts, seeds);
-    frontier.insert(frontier.end(), seeds.begin(), seeds.end());
-    st.scan_seconds += std::chrono::duration<double>(Clock::now() - t_scan).count();
-  };
+    gather(parts_, seeds);
+    frontier_.insert(frontier_.end(), seeds.begin(), seeds.end());
+    st_.scan_seconds += std::chrono::duration<double>(Clock::now() - t_scan).count();
+  }
 
-  // Decides the predecessors of one frontier level. Child lookups are random, so each task first
-  // generates the predecessors of a batch of frontier entries and prefetches their bytes.
-  auto expand = [&](int stage, int level) {
-    const std::uint64_t n = frontier.size();
+  // 32 one-byte cells per step; returns where the scalar tail starts.
+  template <class Take>
+  std::uint64_t scan_vector(const SeedCodes& code, std::uint64_t i, std::uint64_t end,
+                            Take& take) const {
+    using V32 = std::uint8_t __attribute__((vector_size(32)));
+    using M32 = signed char __attribute__((vector_size(32)));  // lane masks: 0 or -1
+    const V32 win = V32{} + static_cast<std::uint8_t>(code.win);
+    const V32 loss = V32{} + static_cast<std::uint8_t>(code.loss);
+    M32 win_on, loss_on;
+    std::memset(&win_on, code.win >= 0 ? 0xff : 0, sizeof win_on);
+    std::memset(&loss_on, code.loss >= 0 ? 0xff : 0, sizeof loss_on);
+    const V32 decided = V32{} + static_cast<std::uint8_t>(kDecided);
+    const V32 counter = V32{} + static_cast<std::uint8_t>(kCounter);
+    for (; i + 32 <= end; i += 32) {
+      V32 s, v;
+      std::memcpy(&s, &state_[i], 32);
+      std::memcpy(&v, &values_[i], 32);
+      const M32 open = (s & decided) == 0;
+      const M32 no_unknown = (s & counter) == 0;
+      const M32 hit = open & (((v == win) & win_on) | ((v == loss) & loss_on & no_unknown));
+      std::uint64_t w[4];
+      std::memcpy(w, &hit, 32);
+      if (!(w[0] | w[1] | w[2] | w[3])) continue;
+      for (std::uint64_t j = i; j < i + 32; ++j) take(j);
+    }
+    return i;
+  }
+
+  // ---- expand: decides the predecessors of one frontier level -------------------------------
+  // Child lookups are random, so each task first generates the predecessors of a batch of
+  // frontier entries and prefetches their cells, then decides them.
+  void expand(int stage, int level) {
+    const std::uint64_t n = frontier_.size();
     // Tasks of 4096 entries (fewer with tiny test chunks, so that small graphs still split).
-    const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk / 16, 4, 4096);
+    const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk_ / 16, 4, 4096);
     constexpr std::uint64_t kBatch = 64;
+    std::uint8_t* const values = values_;
+    Cell* const state = state_;
+    const std::uint64_t* const frontier = frontier_.data();
+    const bool prefetch = opt_.tuning.prefetch;
     std::uint64_t preds = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : preds) if (n > kTask)
+#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
     {
-      auto& out = parts[static_cast<std::size_t>(omp_get_thread_num())];
+      auto& out = parts_[static_cast<std::size_t>(omp_get_thread_num())];
       std::vector<std::pair<std::uint64_t, std::uint64_t>> buf;  // (index | loss, entry)
 #pragma omp for schedule(dynamic, 1)
       for (std::uint64_t t = 0; t < n; t += kTask) {
@@ -403,96 +546,98 @@ requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename
         for (std::uint64_t b = t; b < tend; b += kBatch) {
           buf.clear();
           for (std::uint64_t f = b; f < std::min(tend, b + kBatch); ++f) {
-            const std::uint64_t loss = frontier[f] & bw::kLossBit;
-            g.for_each_unmove(seg, position(frontier[f] & ~bw::kLossBit),
-                              [&](std::uint64_t p, const Pos& pp) {
-                                if (opt.tuning.prefetch) {
-                                  __builtin_prefetch(&state[p], 1);
-                                  __builtin_prefetch(&values[p], 1);
-                                }
-                                buf.emplace_back(p | loss, entry_of(p, pp));
-                              });
+            const std::uint64_t loss = frontier[f] & kLossBit;
+            g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
+                               [&](std::uint64_t p, const Pos& pp) {
+                                 if (prefetch) {
+                                   __builtin_prefetch(&state[p], 1);
+                                   __builtin_prefetch(&values[p], 1);
+                                 }
+                                 buf.emplace_back(p | loss, entry_of(p, pp));
+                               });
           }
           preds += buf.size();
-          for (const auto& [e, p_entry] : buf) {
-            const std::uint64_t p = e & ~bw::kLossBit;
-            std::uint8_t& sp = state[p];
-            if (bw::load(sp) & bw::kDecided) continue;
-            if (e >> 63) {
-              // The child is lost for its mover: p wins by moving there.
-              if (bw::claim(sp)) {
-                bw::store(values[p], R::win_value(stage, level));
-                out.push_back(p_entry);  // a win: no loss bit
-              }
-            } else {
-              const std::uint8_t old =
-                  std::atomic_ref<std::uint8_t>(sp).fetch_sub(1, std::memory_order_relaxed);
-              if ((old & bw::kCounter) == 1 && !(old & bw::kDecided) &&
-                  R::loss_ready(bw::load(values[p]), stage, level) && bw::claim(sp)) {
-                bw::store(values[p], R::loss_value(stage, level));
-                out.push_back(p_entry | bw::kLossBit);
-              }
-            }
-          }
+          for (const auto& [e, p_entry] : buf) decide(e, p_entry, stage, level, out);
         }
-        progress_advance(opt.progress, tend - t);
+        progress_advance(opt_.progress, tend - t);
       }
     }
-    st.predecessors += preds;
-    bw::gather(parts, next);
-  };
-
-  // Stages and the levels in which seeds can appear.
-  std::vector<int> stages;
-  int last_seed_level = 0;
-  if constexpr (K == ValueKind::score) {
-    for (int k = g.score_bound(seg); k >= 1; --k) stages.push_back(k);
-  } else {
-    stages.push_back(0);
-    for (int v = 1; v < 256; ++v)
-      if (hist[static_cast<std::size_t>(v)]) last_seed_level = v;
+    st_.predecessors += preds;
+    gather(parts_, next_);
   }
-  for (const int stage : stages) {
-    if constexpr (K == ValueKind::score) {
-      if (!hist[static_cast<std::uint8_t>(stage)] && !hist[static_cast<std::uint8_t>(-stage)])
-        continue;  // nothing can be seeded at this threshold, so nothing can join W_k or L_k
+
+  // One (child, parent) pair: a lost child makes the parent a win; otherwise the parent's counter
+  // falls, and the thread that brings it to zero claims the parent as a loss if the rules say it
+  // is ready.
+  void decide(std::uint64_t e, std::uint64_t p_entry, int stage, int level,
+              std::vector<std::uint64_t>& out) {
+    const std::uint64_t p = e & ~kLossBit;
+    Cell& sp = state_[p];
+    if (load(sp) & kDecided) return;
+    if (e >> 63) {
+      // The child is lost for its mover: p wins by moving there.
+      if (claim(sp)) {
+        store(values_[p], R::win_value(stage, level));
+        out.push_back(p_entry);  // a win: no loss bit
+      }
+      return;
     }
-    ++st.stages;
-    frontier.clear();
-    const int first = K == ValueKind::dtm ? 1 : 0;
-    for (int level = first;; ++level) {
-      const bool seeds = R::kSeedsEveryLevel ? level < 256 && hist[static_cast<std::size_t>(level)]
-                                             : level == first;
-      if (seeds) scan_seeds(stage, level);
-      if (frontier.empty()) {
-        if (R::kSeedsEveryLevel && level < last_seed_level) continue;
-        break;
-      }
-      if constexpr (K == ValueKind::dtm) {
-        if (level >= 254)
-          return Error(Errc::resource, fmt::format("{}: a distance exceeds 254 plies, which one "
-                                                   "byte cannot hold",
-                                                   opt.label));
-      }
-      st.decided += frontier.size();
-      st.max_frontier = std::max<std::uint64_t>(st.max_frontier, frontier.size());
-      ++st.levels;
-      progress_phase(opt.progress,
-                     K == ValueKind::score
-                         ? fmt::format("{}: threshold {} level {}", opt.label, stage, level)
-                         : fmt::format("{}: level {}", opt.label, level),
-                     frontier.size());
-      expand(stage, level);
-      frontier.swap(next);
+    const Cell old = std::atomic_ref<Cell>(sp).fetch_sub(1, std::memory_order_relaxed);
+    if ((old & kCounter) == 1 && !(old & kDecided) &&
+        R::loss_ready(load(values_[p]), stage, level) && claim(sp)) {
+      store(values_[p], R::loss_value(stage, level));
+      out.push_back(p_entry | kLossBit);
     }
   }
 
-  // ---- final: whatever is undecided is endless play (0) or a draw (0) ---------------------------
-#pragma omp parallel for schedule(static) num_threads(threads) if (chunks > 1)
-  for (std::uint64_t i = 0; i < size; ++i)  // branch-free, so that it vectorizes
-    values[i] = static_cast<std::uint8_t>(values[i] & -static_cast<int>(state[i] >> 7));
-  st.propagate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return st;
+  // ---- finalize: whatever is undecided is endless play (0) or a draw (0) --------------------
+  void finalize() {
+    std::uint8_t* const values = values_;
+    const Cell* const state = state_;
+    constexpr int kShift = 8 * sizeof(Cell) - 1;
+#pragma omp parallel for schedule(static) num_threads(threads_) if (chunks_ > 1)
+    for (std::uint64_t i = 0; i < size_; ++i)  // branch-free, so that it vectorizes
+      values[i] = static_cast<std::uint8_t>(values[i] & -static_cast<int>(state[i] >> kShift));
+  }
+
+  const G& g_;
+  const Seg seg_;
+  const std::uint64_t size_;
+  std::uint8_t* const values_;
+  Cell* const state_;
+  Lower& lower_;
+  const KernelOptions& opt_;
+  const int threads_;
+  const std::uint64_t chunk_, chunks_;
+  bool packed_ = false;
+  BackwardStats st_;
+  std::array<std::uint64_t, 256> hist_{};  // positions per initial values[] byte
+  std::vector<std::uint64_t> frontier_, next_;
+  std::vector<std::vector<std::uint64_t>> parts_;  // per-thread output of scans and expansions
+};
+
+}  // namespace bw
+
+// Bytes per position of the kernel's own state array (the value byte is the caller's).
+template <Game G>
+constexpr std::size_t backward_state_bytes() {
+  return sizeof(bw::CellFor<G>);
+}
+
+// values: segment_size(seg) bytes, any content on entry; on success it holds the segment in the
+// encoding of G::kValueKind. lower(segment, index) returns the value of a position in a finished
+// segment (converting moves). The state array is allocated here, one or two bytes per position
+// (bw::CellFor<G>), with huge pages when opt.tuning says so.
+template <Game G, class Lower>
+requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
+                                                      std::span<std::uint8_t> values, Lower&& lower,
+                                                      const BackwardOptions& opt) {
+  using Cell = bw::CellFor<G>;
+  assert(values.size() == g.segment_size(seg));
+  auto state = LargeArray<Cell>::allocate(values.size(), opt.tuning.huge_pages);
+  if (!state) return std::move(state).error();
+  bw::Run<G, std::remove_reference_t<Lower>, Cell> run(g, seg, values, state->data(), lower, opt);
+  return run.run();
 }
 
 }  // namespace retra::kernels

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "retra/error.hpp"
 #include "src/progress.hpp"
 
 namespace retra {
@@ -38,7 +39,7 @@ struct VerifyReport {
   double seconds = 0;
 };
 
-// The failure for an error that names a block ("... block 3 (entries ...") while reading segment.
-VerifyFailure failure_from_error(const std::string& segment, const std::string& message);
+// The failure for an error met while reading `segment` (with its block, when a block is damaged).
+VerifyFailure failure_from_error(const std::string& segment, const Error& e);
 
 }  // namespace retra

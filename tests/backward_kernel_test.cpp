@@ -53,8 +53,18 @@ struct Graph {
   }
 };
 
+// The same game declaring positions with hundreds of moves: the kernel must count them in
+// 16-bit cells.
 template <ValueKind K>
-Graph<K> random_graph(std::uint64_t seed, std::size_t n) {
+struct WideGraph : Graph<K> {
+  static constexpr int kMaxMoves = 1000;
+};
+static_assert(sizeof(kernels::bw::CellFor<Graph<ValueKind::dtm>>) == 1);
+static_assert(sizeof(kernels::bw::CellFor<WideGraph<ValueKind::dtm>>) == 2);
+
+// wide: about one position in five gets 128..300 quiet moves (more than a 7-bit counter holds).
+template <ValueKind K>
+Graph<K> random_graph(std::uint64_t seed, std::size_t n, bool wide = false) {
   std::mt19937_64 rng(seed);
   auto pick = [&](int lo, int hi) { return static_cast<int>(lo + rng() % (hi - lo + 1)); };
   Graph<K> g;
@@ -72,7 +82,8 @@ Graph<K> random_graph(std::uint64_t seed, std::size_t n) {
       g.exit_value.push_back(pick(0, 2));
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const int q = pick(0, 3), e = pick(0, 3) == 0 ? pick(1, 2) : 0;
+    const int q = wide && pick(0, 4) == 0 ? pick(128, 300) : pick(0, 3);
+    const int e = pick(0, 3) == 0 ? pick(1, 2) : 0;
     for (int k = 0; k < q; ++k) g.quiet[i].push_back(rng() % n);  // duplicates allowed
     for (int k = 0; k < e; ++k)
       g.exits[i].push_back({rng() % g.exit_value.size(), K == ValueKind::score ? pick(0, 3) : 0});
@@ -179,16 +190,16 @@ std::vector<int> naive_dtm(const Graph<K>& g) {
 
 // Threads 1..3 use the default (vector scans, prefetch); 4 and 5 switch both off. Chunks are
 // tiny so that even these small graphs are split between threads.
-template <ValueKind K>
-std::vector<int> kernel(const Graph<K>& g, int threads) {
-  std::vector<std::uint8_t> values(g.quiet.size()), state(g.quiet.size());
+template <class G>
+std::vector<int> kernel(const G& g, int threads) {
+  constexpr ValueKind K = G::kValueKind;
+  std::vector<std::uint8_t> values(g.quiet.size());
   kernels::BackwardOptions opt;
   opt.threads = threads > 3 ? threads - 3 : threads;
   opt.tuning.simd_scan = opt.tuning.prefetch = threads <= 3;
   opt.chunk = threads > 3 ? 7 : 16;
   auto st = kernels::backward(
-      g, 0, std::span(values), std::span(state),
-      [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+      g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
   EXPECT_TRUE(st) << (st ? "" : st.error().message());
   std::vector<int> out;
   for (std::size_t i = 0; i < g.quiet.size(); ++i)
@@ -218,6 +229,29 @@ TEST(BackwardKernel, WinDrawLossMatchesTheDefinition) {
     const auto want = naive_dtm(g);
     for (int threads : {1, 2, 3, 4, 5}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
   }
+}
+
+TEST(BackwardKernel, WideCountersForGamesWithManyMoves) {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    WideGraph<ValueKind::score> s;
+    static_cast<Graph<ValueKind::score>&>(s) = random_graph<ValueKind::score>(seed, 300, true);
+    const auto want_s = naive_score(s);
+    WideGraph<ValueKind::dtm> d;
+    static_cast<Graph<ValueKind::dtm>&>(d) = random_graph<ValueKind::dtm>(seed, 300, true);
+    const auto want_d = naive_dtm(d);
+    for (int threads : {1, 2, 4}) {
+      ASSERT_EQ(kernel(s, threads), want_s) << "seed " << seed;
+      ASSERT_EQ(kernel(d, threads), want_d) << "seed " << seed;
+    }
+  }
+  // A game that does not declare them overflows one-byte counters: a typed error, no wrong value.
+  const auto g = random_graph<ValueKind::dtm>(3, 300, true);
+  std::vector<std::uint8_t> values(g.quiet.size());
+  auto st = kernels::backward(
+      g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; },
+      kernels::BackwardOptions{});
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().cause(), Cause::counter_overflow);
 }
 
 TEST(BackwardKernel, HandSolvedDistances) {

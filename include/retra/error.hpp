@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cassert>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -26,12 +28,30 @@ enum class Errc {
 
 std::string_view errc_name(Errc code) noexcept;
 
+// Why a kernel or reader failed, where a caller reacts to the cause (a build that falls back to
+// another metric, a verifier that names the damaged block): callers test these, never messages.
+enum class Cause : std::uint8_t {
+  none,
+  distance_overflow,  // a distance does not fit the value encoding
+  counter_overflow,   // a position has more moves than the kernel's counters hold
+  bad_block,          // a segment block failed its checksum or decompression (block() says which)
+};
+
 class Error {
  public:
   Error(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
+  Error(Errc code, Cause cause, std::string message)
+      : code_(code), cause_(cause), message_(std::move(message)) {}
   Errc code() const noexcept { return code_; }
+  Cause cause() const noexcept { return cause_; }
   const std::string& message() const noexcept { return message_; }
-  // Prefixes context ("reading db/awari-12.rseg: ") so messages say where things went wrong.
+  // The damaged block of a segment file, when the error is about one.
+  std::optional<std::uint64_t> block() const noexcept { return block_; }
+  Error& at_block(std::uint64_t b) {
+    block_ = b;
+    return *this;
+  }
+  // Prefixes context ("reading db/x-12.rseg: ") so messages say where things went wrong.
   Error& context(std::string_view prefix) {
     message_.insert(0, std::string(prefix) + ": ");
     return *this;
@@ -39,6 +59,8 @@ class Error {
 
  private:
   Errc code_;
+  Cause cause_ = Cause::none;
+  std::optional<std::uint64_t> block_;
   std::string message_;
 };
 

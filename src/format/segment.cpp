@@ -192,10 +192,11 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(const fs::path& path,
 Error SegmentReader::block_error(std::uint64_t b, std::string_view what) const {
   const std::uint64_t first = b * info_.block_entries;
   const std::uint64_t last = std::min(info_.entries, first + info_.block_entries) - 1;
-  return Error(Errc::corrupt,
+  return Error(Errc::corrupt, Cause::bad_block,
                fmt::format("segment '{}' block {} (entries {}..{}) is corrupt: {}; rebuild the "
                            "segment with `retra build ... --force`",
-                           file_.path().string(), b, first, last, what));
+                           file_.path().string(), b, first, last, what))
+      .at_block(b);
 }
 
 Status SegmentReader::read_block(std::uint64_t b, std::span<std::uint8_t> out) const {

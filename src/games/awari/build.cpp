@@ -260,8 +260,6 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
       void prefetch(int stones, std::uint64_t index) const { f.prefetch(stones, index); }
     } lower{finished};
     nlohmann::json kernel_stats;
-    auto scratch = LargeArray<std::int8_t>::allocate(size, opt.tuning.huge_pages);
-    if (!scratch) return std::move(scratch).error();
     kernels::KernelOptions ko;
     ko.threads = opt.threads;
     ko.chunk = opt.block_entries;
@@ -269,6 +267,8 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
     ko.label = fmt::format("{} stones", n);
     ko.tuning = opt.tuning;
     if (opt.kernel == Kernel::forward) {
+      auto scratch = LargeArray<std::int8_t>::allocate(size, opt.tuning.huge_pages);
+      if (!scratch) return std::move(scratch).error();
       const auto st =
           kernels::forward_iteration(game, n, values->span(), scratch->span(), lower, ko);
       r.iterations = st.iterations;
@@ -279,7 +279,7 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
       auto bytes = [](LargeArray<std::int8_t>& a) {
         return std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(a.data()), a.size());
       };
-      auto st = kernels::backward(game, n, bytes(*values), bytes(*scratch), lower, ko);
+      auto st = kernels::backward(game, n, bytes(*values), lower, ko);
       if (!st) return std::move(st).error();
       r.iterations = st->levels;
       kernel_stats = {{"stages", st->stages},
@@ -291,7 +291,6 @@ Result<std::vector<SegmentReport>> build(const BuildOptions& opt) {
                       {"scan_seconds", st->scan_seconds},
                       {"propagate_seconds", st->propagate_seconds}};
     }
-    *scratch = {};  // free the counters before writing
     RETRA_TRY(finished.take_error());
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
 

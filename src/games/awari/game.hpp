@@ -25,6 +25,7 @@ struct Game {
   using SegmentId = int;  // stones on the board
   static constexpr std::string_view kName = "awari";
   static constexpr ValueKind kValueKind = ValueKind::score;
+  static constexpr int kMaxMoves = kSidePits;
 
   std::uint64_t segment_size(int stones) const noexcept { return positions(stones); }
   Board unrank(int stones, std::uint64_t i) const noexcept { return awari::unrank(stones, i); }

@@ -60,7 +60,7 @@ Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
     return p;
   };
   auto failure_from = [&](const std::string& segment, const Error& e) {
-    return failure_from_error(segment, e.message());
+    return failure_from_error(segment, e);
   };
 
   for (const auto& rec : db.manifest().segments) {

@@ -129,10 +129,6 @@ std::uint64_t kernel_bytes(std::uint64_t entries, int threads) {
   return 2 * entries + entries / 10 * 8 * 3 + writer;  // values, state, frontiers, writer
 }
 
-bool is_overflow(const Error& e) {
-  return e.message().find("exceeds 254 plies") != std::string::npos;
-}
-
 }  // namespace
 
 Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
@@ -271,10 +267,9 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
     r.scheme = eg.indexer->scheme();
     r.threads = threads;
     auto values = LargeArray<std::uint8_t>::allocate(entries, opt.tuning.huge_pages);
-    auto state = LargeArray<std::uint8_t>::allocate(entries, opt.tuning.huge_pages);
-    if (!values || !state) {
+    if (!values) {
       pool.release(threads);
-      return fail(values ? state.error() : values.error());
+      return fail(values.error());
     }
     struct Lower {
       const std::vector<std::atomic<const std::uint8_t*>>& ptr;
@@ -296,12 +291,12 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
     const auto tk = Clock::now();
     ko.dtc = opt.dtc;
     r.metric = opt.dtc ? "dtc" : "dtm";
-    auto st = kernels::backward(game, s, values->span(), state->span(), lower, ko);
-    if (!st && !opt.dtc && is_overflow(st.error())) {
+    auto st = kernels::backward(game, s, values->span(), lower, ko);
+    if (!st && !opt.dtc && st.error().cause() == Cause::distance_overflow) {
       // A distance beyond 254 plies: distance to conversion instead (Fang 3.3).
       ko.dtc = true;
       r.metric = "dtc";
-      st = kernels::backward(game, s, values->span(), state->span(), lower, ko);
+      st = kernels::backward(game, s, values->span(), lower, ko);
     }
     if (!st) {
       pool.release(threads);
@@ -310,7 +305,6 @@ Result<std::vector<EndgameReport>> build(const BuildOptions& opt) {
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
     r.rss_bytes = current_rss_bytes();
     r.levels = st->levels;
-    *state = {};
     const auto ts = Clock::now();
     r.stats = endgame_stats(game, s, values->data(), threads);
     const double stats_seconds = std::chrono::duration<double>(Clock::now() - ts).count();

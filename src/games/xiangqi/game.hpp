@@ -49,6 +49,9 @@ class Game {
   using SegmentId = int;
   static constexpr std::string_view kName = "xiangqi";
   static constexpr ValueKind kValueKind = ValueKind::dtm;
+  // One side's pieces at most (R R N N C C P P P P P G G M M K): 2 x 17 + 2 x 8 + 2 x 17 +
+  // 5 x 3 + 2 x 4 + 2 x 4 + 4 moves.
+  static constexpr int kMaxMoves = 119;
   static constexpr int kArmless = -1;  // virtual segment: index = the value (0 or 1)
 
   // The given endgames and every endgame they depend on, in an order where dependencies come

@@ -78,11 +78,11 @@ Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
     progress_phase(opt.progress, fmt::format("verify {}", eg.name), size);
     std::vector<const std::uint8_t*> vals(g.segments(), nullptr);
     auto self = load(s);
-    if (!self) return fail(failure_from_error(eg.name, self.error().message()));
+    if (!self) return fail(failure_from_error(eg.name, self.error()));
     vals[s] = *self;
     for (int d : g.dependencies(s)) {
       auto dv = load(d);
-      if (!dv) return fail(failure_from_error(g.endgame(d).name, dv.error().message()));
+      if (!dv) return fail(failure_from_error(g.endgame(d).name, dv.error()));
       vals[d] = *dv;
     }
     const std::uint64_t chunk = 1u << 14, chunks = (size + chunk - 1) / chunk;
