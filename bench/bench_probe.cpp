@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "retra/probe.hpp"
-#include "src/games/awari/database.hpp"
-#include "src/games/awari/index.hpp"
-#include "src/games/xiangqi/database.hpp"
+#include "src/build/build.hpp"
+#include "src/games/awari/module.hpp"
+#include "src/games/xiangqi/module.hpp"
 
 namespace {
 
@@ -31,16 +31,17 @@ struct Databases {
   Databases() {
     dir =
         std::filesystem::temp_directory_path() / ("retra-bench-probe-" + std::to_string(getpid()));
-    awari::BuildOptions a;
-    a.last = 16;
+    BuildRequest a;
+    a.game = "awari";
+    a.targets = awari::stone_range(0, 16);
     a.db = dir / "awari";
     a.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (!awari::build(a)) std::abort();
-    xiangqi::BuildOptions x;
-    x.endgames = {"KRKGG"};
+    if (!build(a)) std::abort();
+    BuildRequest x = a;
+    x.game = "xiangqi";
+    x.targets = {"KRKGG"};
     x.db = dir / "xiangqi";
-    x.threads = a.threads;
-    if (!xiangqi::build(x)) std::abort();
+    if (!build(x)) std::abort();
     std::mt19937_64 rng(11);
     for (int i = 0; i < (1 << 16); ++i) {
       const auto b = awari::unrank(16, rng() % awari::positions(16));

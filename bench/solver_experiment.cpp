@@ -147,15 +147,13 @@ int awari_experiment(int argc, char** argv) {
   auto db = open(argv[2]);
   // Positions drawn uniformly by index among those where the side to move has a legal move.
   std::mt19937_64 rng(seed);
-  std::vector<std::array<int, 12>> set;
+  std::vector<std::string> set;
   while (static_cast<int>(set.size()) < count) {
     const auto b = awari::unrank(n, rng() % awari::positions(n));
     bool legal = false;
     for (int i = 0; i < awari::kSidePits; ++i) legal |= awari::make_move(b, i).legal();
     if (!legal) continue;
-    std::array<int, 12> p;
-    for (int i = 0; i < 12; ++i) p[i] = b.pit[i];
-    set.push_back(p);
+    set.push_back(awari::format_board(b));
   }
   std::printf(
       "test set: %d Awari positions with %d stones (seed %llu), databases 0..%d, limits: %llu "
@@ -166,8 +164,9 @@ int awari_experiment(int argc, char** argv) {
   return table(
       count,
       [&](const solve::Options& o, int i) -> Result<Run> {
-        solve::AwariSolver s(*db, db_stones, o);
-        auto r = s.solve(set[static_cast<std::size_t>(i)]);
+        auto s = solve::Solver::open(*db, o, db_stones);
+        if (!s) return std::move(s).error();
+        auto r = (*s)->solve(set[static_cast<std::size_t>(i)]);
         if (!r) return std::move(r).error();
         return Run{r->solved, r->value, r->stats};
       },
@@ -243,8 +242,9 @@ int xiangqi_experiment(int argc, char** argv) {
   return table(
       static_cast<int>(set.size()),
       [&](const solve::Options& o, int i) -> Result<Run> {
-        solve::XiangqiSolver s(*db, leaf_max, o);
-        auto r = s.solve(set[static_cast<std::size_t>(i)]);
+        auto s = solve::Solver::open(*db, o, leaf_max);
+        if (!s) return std::move(s).error();
+        auto r = (*s)->solve(set[static_cast<std::size_t>(i)]);
         if (!r) return std::move(r).error();
         return Run{r->solved, r->value, r->stats};
       },

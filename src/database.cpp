@@ -128,10 +128,9 @@ Result<const format::SegmentReader*> Database::segment(std::string_view name) co
 
 Status Database::commit_segment(format::SegmentRecord record,
                                 bool (*order)(const std::string&, const std::string&)) {
-  {
-    std::lock_guard lock(mu_);
-    readers_.erase(record.name);  // a rebuilt file must be reopened
-  }
+  // Under the lock: readers may look segments up (segment()) while a build commits another.
+  std::lock_guard lock(mu_);
+  readers_.erase(record.name);  // a rebuilt file must be reopened
   auto& segs = manifest_.segments;
   auto it =
       std::find_if(segs.begin(), segs.end(), [&](const auto& s) { return s.name == record.name; });
@@ -140,8 +139,8 @@ Status Database::commit_segment(format::SegmentRecord record,
   else
     segs.push_back(std::move(record));
   if (order)
-    std::sort(segs.begin(), segs.end(),
-              [&](const auto& a, const auto& b) { return order(a.name, b.name); });
+    std::stable_sort(segs.begin(), segs.end(),
+                     [&](const auto& a, const auto& b) { return order(a.name, b.name); });
   manifest_.updated = format::utc_now_iso8601();
   manifest_.tool_version = std::string(kVersion);
   return save_manifest();

@@ -1,7 +1,9 @@
 // A database directory: manifest.json plus one segment file per segment. Opening checks that the
 // directory holds a retra database of the expected game; segment readers open lazily.
-// Thread safety: const members may be called from many threads (lazy opening is locked);
-// commit_segment() must not run concurrently with itself.
+// Thread safety: segment() may be called from many threads, also while commit_segment() runs
+// (both lock); manifest() and has_segment() read the manifest unlocked, so callers that commit
+// while others read it serialize those themselves; commit_segment() must not run concurrently
+// with itself.
 #pragma once
 
 #include <filesystem>
@@ -44,7 +46,7 @@ class Database {
   Result<const format::SegmentReader*> segment(std::string_view name) const;
 
   // Records a freshly written segment in the manifest (atomically rewritten). `order` sorts the
-  // segment list (for Awari, the stone count).
+  // segment list (the game's segment order); without it segments stay in commit order.
   Status commit_segment(format::SegmentRecord record,
                         bool (*order)(const std::string&, const std::string&) = nullptr);
 

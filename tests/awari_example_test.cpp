@@ -2,33 +2,27 @@
 // verifies the database. Labelled slow: about a minute on two cores in a release build.
 #include <gtest/gtest.h>
 
-#include "src/games/awari/database.hpp"
-#include "test_util.hpp"
+#include "awari_util.hpp"
+#include "src/verify/verify.hpp"
 
 namespace retra::awari {
 namespace {
 
 TEST(AwariSpecExample, SixteenStones) {
   test::TempDir dir;
-  BuildOptions opt;
-  opt.last = 16;
-  opt.db = dir.path();
-  opt.threads = 2;
-  auto built = build(opt);
+  auto built = build(test::awari_request(16, dir.path()));
   ASSERT_TRUE(built) << built.error().message();
   auto db = Database::open(dir.path());
   ASSERT_TRUE(db);
-  auto board = parse_board("1,1,1,1,1,2,4,2,3,0,0,0");
-  ASSERT_TRUE(board);
-  auto r = probe(**db, *board);
+  auto r = Module::probe_report(**db, "1,1,1,1,1,2,4,2,3,0,0,0");
   ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(r->value, 0);
+  EXPECT_EQ(r->json["value"], 0);
   const std::vector<int> spec = {-1, -1, -2, -2, -2, 0};
   for (int pit = 0; pit < 6; ++pit) {
-    ASSERT_TRUE(r->moves[pit].value) << pit;
-    EXPECT_EQ(*r->moves[pit].value, spec[pit]) << "pit " << pit;
+    ASSERT_TRUE(r->json["moves"][pit]["legal"].get<bool>()) << pit;
+    EXPECT_EQ(r->json["moves"][pit]["value"], spec[pit]) << "pit " << pit;
   }
-  EXPECT_EQ(r->best, std::vector<int>{5});
+  EXPECT_EQ(r->json["best"], nlohmann::json::array({5}));
   auto v = verify(**db, {2, nullptr});
   ASSERT_TRUE(v) << v.error().message();
   EXPECT_TRUE(v->ok) << (v->failure ? v->failure->message : "");

@@ -13,9 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/games/awari/database.hpp"
+#include "awari_util.hpp"
 #include "src/games/awari/index.hpp"
-#include "test_util.hpp"
 
 namespace retra::awari {
 namespace {
@@ -179,11 +178,7 @@ TEST_F(AwariReference, MatchesTheSpecHistograms) {
 
 void expect_equal_to_reference(Kernel kernel, const std::vector<Level>& levels) {
   test::TempDir dir;
-  BuildOptions opt;
-  opt.first = 0;
-  opt.last = 10;
-  opt.db = dir.path();
-  opt.threads = 2;
+  BuildRequest opt = test::awari_request(10, dir.path());
   opt.kernel = kernel;
   opt.block_entries = 4096;  // many blocks, so chunk boundaries are exercised
   auto built = build(opt);
@@ -191,7 +186,7 @@ void expect_equal_to_reference(Kernel kernel, const std::vector<Level>& levels) 
   auto db = Database::open(dir.path());
   ASSERT_TRUE(db);
   for (int n = 0; n <= 10; ++n) {
-    const auto values = test::read_segment(**db, segment_name(n));
+    const auto values = test::read_segment(**db, std::to_string(n));
     const Level& lv = levels[n];
     ASSERT_EQ(values.size(), lv.pos.size());
     std::size_t wrong = 0;

@@ -10,7 +10,6 @@
 
 #include "awari_util.hpp"
 #include "kernels/backward.hpp"
-#include "src/games/awari/database.hpp"
 
 namespace retra {
 namespace {
@@ -22,6 +21,7 @@ struct Graph {
   using Position = std::uint64_t;
   using SegmentId = int;
   static constexpr std::string_view kName = "graph";
+  static constexpr std::string_view kVariant = "test", kIndexer = "identity", kValueEncoding = "u8";
   static constexpr ValueKind kValueKind = K;
   struct Exit {
     std::uint64_t target;
@@ -269,13 +269,11 @@ TEST(BackwardKernel, HandSolvedDistances) {
 }
 
 TEST(AwariBackward, BitIdenticalToForwardUpToTwelveStones) {
-  awari::BuildOptions opt;
-  opt.last = 12;
-  opt.threads = 2;
-  opt.kernel = awari::Kernel::forward;
-  const auto forward = test::build_awari(opt);
-  opt.kernel = awari::Kernel::backward;
-  const auto backward = test::build_awari(opt);
+  BuildRequest opt = test::awari_request(12);
+  opt.kernel = Kernel::forward;
+  const auto forward = test::build_awari(opt, 12);
+  opt.kernel = Kernel::backward;
+  const auto backward = test::build_awari(opt, 12);
   ASSERT_EQ(forward.size(), 13u);
   for (int n = 0; n <= 12; ++n) EXPECT_EQ(forward[n], backward[n]) << n << " stones";
 }
@@ -283,11 +281,10 @@ TEST(AwariBackward, BitIdenticalToForwardUpToTwelveStones) {
 TEST(AwariBackward, IdenticalForOneTwoAndThreeThreads) {
   std::vector<std::vector<std::vector<std::int8_t>>> runs;
   for (int threads : {1, 2, 3}) {
-    awari::BuildOptions opt;
-    opt.last = 10;
+    BuildRequest opt = test::awari_request(10);
     opt.threads = threads;
     opt.block_entries = 1024;
-    runs.push_back(test::build_awari(opt));
+    runs.push_back(test::build_awari(opt, 10));
   }
   EXPECT_EQ(runs[0], runs[1]);
   EXPECT_EQ(runs[0], runs[2]);

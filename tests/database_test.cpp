@@ -4,9 +4,10 @@
 
 #include <fstream>
 
+#include "awari_util.hpp"
 #include "src/database.hpp"
-#include "src/games/awari/database.hpp"
 #include "src/io/file.hpp"
+#include "src/module/module.hpp"
 #include "test_util.hpp"
 
 namespace retra {
@@ -57,6 +58,8 @@ TEST(Manifest, DamagedOrForeignManifestsAreRefused) {
   EXPECT_NE(d.error().message().find("version 99"), std::string::npos);
 }
 
+DatabaseIdentity awari_identity() { return find_module("awari")->identity(); }
+
 TEST(DatabaseDir, MissingOrForeignDirectories) {
   test::TempDir dir;
   auto missing = Database::open(dir / "nope");
@@ -69,13 +72,13 @@ TEST(DatabaseDir, MissingOrForeignDirectories) {
   EXPECT_NE(empty.error().message().find("is not a retra database"), std::string::npos);
 
   std::ofstream(dir / "notes.txt") << "mine";
-  auto foreign = Database::open_for_build(dir.path(), awari::identity());
+  auto foreign = Database::open_for_build(dir.path(), awari_identity());
   ASSERT_FALSE(foreign);
   EXPECT_EQ(foreign.error().code(), Errc::mismatch);
   EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt")) << "never touch foreign files";
 
   std::ofstream(dir / "file") << "x";
-  auto not_dir = Database::open_for_build(dir / "file", awari::identity());
+  auto not_dir = Database::open_for_build(dir / "file", awari_identity());
   ASSERT_FALSE(not_dir);
   EXPECT_EQ(not_dir.error().code(), Errc::invalid_argument);
 }
@@ -84,7 +87,7 @@ TEST(DatabaseDir, AnotherGamesDatabaseIsRefused) {
   test::TempDir dir;
   DatabaseIdentity other{"xiangqi", "asian", "xq-v1", "dtm-u8"};
   ASSERT_TRUE(Database::open_for_build(dir.path(), other));
-  auto r = Database::open_for_build(dir.path(), awari::identity());
+  auto r = Database::open_for_build(dir.path(), awari_identity());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code(), Errc::mismatch);
   EXPECT_NE(r.error().message().find("holds a xiangqi database"), std::string::npos);
@@ -92,10 +95,7 @@ TEST(DatabaseDir, AnotherGamesDatabaseIsRefused) {
 
 TEST(DatabaseDir, SegmentsMustMatchTheManifest) {
   test::TempDir dir;
-  awari::BuildOptions opt;
-  opt.last = 3;
-  opt.db = dir.path();
-  ASSERT_TRUE(awari::build(opt));
+  ASSERT_TRUE(build(test::awari_request(3, dir.path())));
   auto db = Database::open(dir.path());
   ASSERT_TRUE(db);
   EXPECT_TRUE((*db)->segment("3"));
@@ -118,28 +118,23 @@ TEST(DatabaseDir, SegmentsMustMatchTheManifest) {
 
 TEST(DatabaseDir, ExistingSegmentsAreSkippedUnlessForced) {
   test::TempDir dir;
-  awari::BuildOptions opt;
-  opt.last = 5;
-  opt.db = dir.path();
-  auto first = awari::build(opt);
+  BuildRequest opt = test::awari_request(5, dir.path());
+  auto first = build(opt);
   ASSERT_TRUE(first);
   const auto before = std::filesystem::last_write_time(dir / "awari-5.rseg");
-  opt.first = 4;
-  auto again = awari::build(opt);
+  opt.targets = awari::stone_range(4, 5);
+  auto again = build(opt);
   ASSERT_TRUE(again);
   ASSERT_EQ(again->size(), 2u);
   EXPECT_TRUE((*again)[0].skipped && (*again)[1].skipped);
   EXPECT_EQ(std::filesystem::last_write_time(dir / "awari-5.rseg"), before);
   opt.force = true;
-  auto forced = awari::build(opt);
+  auto forced = build(opt);
   ASSERT_TRUE(forced);
   EXPECT_FALSE((*forced)[1].skipped);
   // Missing smaller segments are built first: a range starting above 0 on an empty directory.
   test::TempDir dir2;
-  awari::BuildOptions o2;
-  o2.first = o2.last = 6;
-  o2.db = dir2.path();
-  auto r = awari::build(o2);
+  auto r = build(test::build_request("awari", {"6"}, dir2.path()));
   ASSERT_TRUE(r) << r.error().message();
   auto db = Database::open(dir2.path());
   for (int n = 0; n <= 6; ++n) EXPECT_TRUE((*db)->has_segment(std::to_string(n)));
@@ -149,10 +144,7 @@ TEST(DatabaseDir, ConcurrentBuildsAreLockedOut) {
   test::TempDir dir;
   auto lock = io::DirectoryLock::acquire(dir.path());
   ASSERT_TRUE(lock);
-  awari::BuildOptions opt;
-  opt.last = 2;
-  opt.db = dir.path();
-  auto r = awari::build(opt);
+  auto r = build(test::awari_request(2, dir.path()));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("locked"), std::string::npos);
 }

@@ -7,7 +7,6 @@
 
 #include "awari_util.hpp"
 #include "kernels/forward_iteration.hpp"
-#include "src/games/awari/database.hpp"
 
 namespace retra {
 namespace {
@@ -18,6 +17,7 @@ struct ToyGame {
   using Position = std::uint64_t;
   using SegmentId = int;
   static constexpr std::string_view kName = "toy";
+  static constexpr std::string_view kVariant = "test", kIndexer = "identity", kValueEncoding = "i8";
   static constexpr ValueKind kValueKind = ValueKind::score;
   std::vector<std::vector<std::uint64_t>> quiet;
   std::vector<std::vector<int>> exits;
@@ -83,12 +83,11 @@ class AwariForward : public ::testing::Test {};
 TEST_F(AwariForward, IdenticalForOneTwoAndThreeThreads) {
   std::vector<std::vector<std::vector<std::int8_t>>> runs;
   for (int threads : {1, 2, 3}) {
-    awari::BuildOptions opt;
-    opt.last = 10;
+    BuildRequest opt = test::awari_request(10);
     opt.threads = threads;
-    opt.kernel = awari::Kernel::forward;
+    opt.kernel = Kernel::forward;
     opt.block_entries = 1024;  // many chunks so that the threads interleave
-    runs.push_back(test::build_awari(opt));
+    runs.push_back(test::build_awari(opt, 10));
   }
   for (int n = 0; n <= 10; ++n) {
     EXPECT_EQ(runs[0][n], runs[1][n]) << "1 vs 2 threads differ at " << n << " stones";
@@ -98,10 +97,7 @@ TEST_F(AwariForward, IdenticalForOneTwoAndThreeThreads) {
 
 TEST_F(AwariForward, GoldenHistogramsInTheManifest) {
   test::TempDir dir;
-  awari::BuildOptions opt;
-  opt.last = 4;
-  opt.db = dir.path();
-  auto r = awari::build(opt);
+  auto r = build(test::awari_request(4, dir.path()));
   ASSERT_TRUE(r) << r.error().message();
   auto db = Database::open(dir.path());
   ASSERT_TRUE(db);
@@ -112,7 +108,7 @@ TEST_F(AwariForward, GoldenHistogramsInTheManifest) {
                                                         {177, 0, 1, 63, 7, 0, 116},
                                                         {532, 0, 110, 0, 143, 0, 165, 0, 415}};
   for (int n = 0; n <= 4; ++n) {
-    const auto* rec = (*db)->manifest().find(awari::segment_name(n));
+    const auto* rec = (*db)->manifest().find(std::to_string(n));
     ASSERT_NE(rec, nullptr);
     EXPECT_EQ(rec->stats["counts"].get<std::vector<std::uint64_t>>(), spec[n]) << "n=" << n;
     EXPECT_EQ(rec->stats["value_min"].get<int>(), -n);

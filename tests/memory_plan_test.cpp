@@ -3,7 +3,7 @@
 // targets block-wise from disk produces the same bytes as one that loads them.
 #include <gtest/gtest.h>
 
-#include "src/games/awari/database.hpp"
+#include "awari_util.hpp"
 #include "src/memory.hpp"
 #include "src/memory_plan.hpp"
 #include "test_util.hpp"
@@ -48,11 +48,9 @@ TEST(MemoryPlan, MovesDependenciesToDiskOrRefuses) {
 
 TEST(MemoryPlan, BuildThatCannotFitChangesNothing) {
   test::TempDir dir;
-  awari::BuildOptions opt;
-  opt.last = 12;
-  opt.db = dir / "db";
+  BuildRequest opt = test::awari_request(12, dir / "db");
   opt.memory_limit = 1 << 20;
-  auto r = awari::build(opt);
+  auto r = build(opt);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code(), Errc::resource);
   EXPECT_NE(r.error().message().find("raise --memory"), std::string::npos);
@@ -63,13 +61,10 @@ TEST(MemoryPlan, BlockWiseCaptureTargetsGiveTheSameDatabase) {
   std::vector<std::vector<std::int8_t>> runs;
   for (bool low : {false, true}) {
     test::TempDir dir;
-    awari::BuildOptions opt;
-    opt.last = 11;
-    opt.db = dir.path();
-    opt.threads = 2;
+    BuildRequest opt = test::awari_request(11, dir.path());
     opt.low_memory = low;
     opt.block_entries = 1024;
-    auto r = awari::build(opt);
+    auto r = build(opt);
     ASSERT_TRUE(r) << r.error().message();
     auto db = Database::open(dir.path());
     EXPECT_EQ((*db)->manifest().find("11")->build["capture_targets"],

@@ -9,9 +9,8 @@
 
 #include "retra/probe.hpp"
 #include "retra/retra.h"
-#include "src/games/awari/database.hpp"
-#include "src/games/awari/index.hpp"
-#include "src/games/xiangqi/database.hpp"
+#include "src/games/awari/module.hpp"
+#include "src/games/xiangqi/module.hpp"
 #include "src/io/file.hpp"
 #include "test_util.hpp"
 
@@ -25,18 +24,10 @@ class Probe : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    awari::BuildOptions a;
-    a.first = 0;
-    a.last = 9;
-    a.db = dir_->path() / "awari";
-    a.threads = 2;
+    BuildRequest a = test::build_request("awari", awari::stone_range(0, 9), dir_->path() / "awari");
     a.block_entries = 1024;  // many blocks, so that the cache is exercised
-    ASSERT_TRUE(awari::build(a));
-    xiangqi::BuildOptions x;
-    x.endgames = {"KRK", "KRKG"};
-    x.db = dir_->path() / "xiangqi";
-    x.threads = 2;
-    ASSERT_TRUE(xiangqi::build(x));
+    ASSERT_TRUE(build(a));
+    ASSERT_TRUE(build(test::build_request("xiangqi", {"KRK", "KRKG"}, dir_->path() / "xiangqi")));
   }
   static void TearDownTestSuite() { delete dir_; }
   static std::string awari_db() { return (dir_->path() / "awari").string(); }
@@ -114,9 +105,10 @@ TEST_F(Probe, XiangqiFensAndWrongGames) {
                           "4k4/4a4/9/9/9/9/9/9/9/R3K4 w", "4k4/4a4/9/9/9/9/9/9/9/R3K4 b"}) {
     const auto v = p->xiangqi(fen);
     ASSERT_TRUE(v) << fen << ": " << v.message;
-    auto r = xiangqi::probe(**db, fen);
+    auto r = xiangqi::Module::probe_report(**db, fen);
     ASSERT_TRUE(r) << r.error().message();
-    EXPECT_EQ(v.value, r->value) << fen;
+    EXPECT_EQ(v.value, r->json["value"]) << fen;
+    EXPECT_EQ(p->probe(fen).value, v.value) << "the game-blind entry point: " << fen;
     // The board path gives the same value, through the C++ API and the C ABI.
     const auto fp = xiangqi::parse_fen(fen);
     ASSERT_TRUE(fp);
@@ -146,6 +138,77 @@ TEST_F(Probe, XiangqiFensAndWrongGames) {
   EXPECT_EQ(a->xiangqi("3k5/9/9/9/9/9/9/9/4R4/4K4 w").status, Status::wrong_game);
   EXPECT_FALSE(Prober::open((dir_->path() / "none").string(), {}, &err));
   EXPECT_EQ(err.status, Status::not_found);
+}
+
+// The game-blind entry points: positions as text, any game, batches and coverage, through the
+// C++ API and the C ABI, equal to the typed ones.
+TEST_F(Probe, TextPositionsOfEveryGame) {
+  probe::Value err;
+  auto a = Prober::open(awari_db(), {.cache_bytes = 1 << 20}, &err);
+  ASSERT_TRUE(a) << err.message;
+  std::mt19937_64 rng(3);
+  std::vector<std::string> texts;
+  std::vector<int> want;
+  for (int k = 0; k < 2000; ++k) {
+    const int n = static_cast<int>(rng() % 10);
+    const auto b = awari::unrank(n, rng() % awari::positions(n));
+    texts.push_back(awari::format_board(b));
+    const auto v = a->awari(pits_of(b));
+    ASSERT_TRUE(v) << v.message;
+    want.push_back(v.value);
+    const auto t = a->probe(texts.back());
+    ASSERT_TRUE(t) << t.message;
+    ASSERT_EQ(t.value, v.value) << texts.back();
+  }
+  texts.push_back("1,1");                      // malformed
+  texts.push_back("5,5,0,0,0,0,0,0,0,0,0,0");  // 10 stones: not built
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  std::vector<probe::Value> out(views.size());
+  a->probe_batch(views, out);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_TRUE(out[i]) << out[i].message;
+    ASSERT_EQ(out[i].value, want[i]) << texts[i];
+  }
+  EXPECT_EQ(out[want.size()].status, Status::invalid_argument);
+  EXPECT_EQ(out[want.size() + 1].status, Status::not_found);
+  const auto c = a->coverage();
+  EXPECT_EQ(c.units, "stones");
+  EXPECT_EQ(c.largest, 9);
+  EXPECT_EQ(c.complete, 9);
+  EXPECT_EQ(c.segments, 10u);
+
+  auto x = Prober::open(xiangqi_db(), {}, &err);
+  ASSERT_TRUE(x) << err.message;
+  const auto xc = x->coverage();
+  EXPECT_EQ(xc.units, "pieces");
+  EXPECT_EQ(xc.largest, 4);
+  EXPECT_EQ(xc.complete, 2) << "KNK, KCK, KPK and the black-armed 3-piece endgames are missing";
+  EXPECT_EQ(x->probe("3k5/9/9/9/9/9/9/9/4R4/4K4 w").value, 3);
+  EXPECT_EQ(x->probe("3k5/9/9/9/9/9/9/9/9/4K4 w").value, 0) << "armless: no table";
+
+  // The same through the C ABI.
+  retra_db* db = nullptr;
+  ASSERT_EQ(retra_open(awari_db().c_str(), 0, &db), RETRA_OK);
+  int value = 0;
+  ASSERT_EQ(retra_probe(db, texts[0].c_str(), &value), RETRA_OK);
+  EXPECT_EQ(value, want[0]);
+  EXPECT_EQ(retra_probe(db, "1,1", &value), RETRA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(retra_last_error()).find("12"), std::string::npos);
+  EXPECT_EQ(retra_probe(db, nullptr, &value), RETRA_NULL_HANDLE);
+  const char* batch[3] = {texts[1].c_str(), "9,9,9,9,9,9,0,0,0,0,0,0", texts[2].c_str()};
+  int values[3], statuses[3];
+  EXPECT_EQ(retra_probe_batch(db, batch, 3, values, statuses), RETRA_INVALID_ARGUMENT);
+  EXPECT_EQ(statuses[0], RETRA_OK);
+  EXPECT_EQ(values[0], want[1]);
+  EXPECT_EQ(statuses[1], RETRA_INVALID_ARGUMENT);
+  EXPECT_EQ(statuses[2], RETRA_OK);
+  EXPECT_EQ(values[2], want[2]);
+  int largest = -2, complete = -2;
+  EXPECT_EQ(retra_coverage(db, &largest, &complete), RETRA_OK);
+  EXPECT_EQ(largest, 9);
+  EXPECT_EQ(complete, 9);
+  EXPECT_EQ(retra_close(db), RETRA_OK);
+  EXPECT_EQ(retra_coverage(db, &largest, nullptr), RETRA_CLOSED_HANDLE);
 }
 
 TEST_F(Probe, CorruptedBlockIsAnErrorNotAValue) {

@@ -11,24 +11,25 @@
 #include <random>
 
 #include "retra/solve.hpp"
-#include "src/games/awari/database.hpp"
-#include "src/games/awari/index.hpp"
-#include "src/games/xiangqi/database.hpp"
-#include "src/games/xiangqi/game.hpp"
+#include "src/games/awari/module.hpp"
+#include "src/games/xiangqi/module.hpp"
 #include "test_util.hpp"
 
 namespace retra {
 namespace {
 
+// A solver over `db` with leaves cut at `cut` (the test fails when it cannot be made).
+std::unique_ptr<solve::Solver> solver(const probe::Prober& db, const solve::Options& o, int cut) {
+  auto s = solve::Solver::open(db, o, cut);
+  EXPECT_TRUE(s) << (s ? "" : s.error().message());
+  return s ? std::move(*s) : nullptr;
+}
+
 class Solve : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    awari::BuildOptions a;
-    a.last = 12;
-    a.db = dir_->path();
-    a.threads = 2;
-    ASSERT_TRUE(awari::build(a));
+    ASSERT_TRUE(build(test::build_request("awari", awari::stone_range(0, 12), dir_->path())));
     probe::Value err;
     db_ = probe::Prober::open(dir_->path().string(), {}, &err).release();
     ASSERT_NE(db_, nullptr) << err.message;
@@ -39,17 +40,15 @@ class Solve : public ::testing::Test {
   }
   // Reproducible samples: positions with n stones drawn by index, kept when plain PN solves
   // them with the databases cut at `cut` within a small budget.
-  static std::vector<std::array<int, 12>> sample(int n, int cut, int count, std::uint64_t seed) {
+  static std::vector<std::string> sample(int n, int cut, int count, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    std::vector<std::array<int, 12>> out;
+    std::vector<std::string> out;
     solve::Options o;
     o.max_nodes = o.max_work = 20'000;
-    solve::AwariSolver pn(*db_, cut, o);
+    auto pn = solver(*db_, o, cut);
     for (int tries = 0; static_cast<int>(out.size()) < count && tries < 2000; ++tries) {
-      const auto b = awari::unrank(n, rng() % awari::positions(n));
-      std::array<int, 12> p;
-      for (int i = 0; i < 12; ++i) p[i] = b.pit[i];
-      auto r = pn.solve(p);
+      const std::string p = awari::format_board(awari::unrank(n, rng() % awari::positions(n)));
+      auto r = pn->solve(p);
       if (r && r->solved) out.push_back(p);
     }
     EXPECT_EQ(static_cast<int>(out.size()), count);
@@ -62,17 +61,19 @@ test::TempDir* Solve::dir_ = nullptr;
 probe::Prober* Solve::db_ = nullptr;
 
 void expect_database_values(const probe::Prober& db, int cut,
-                            const std::vector<std::array<int, 12>>& positions) {
+                            const std::vector<std::string>& positions) {
+  ASSERT_FALSE(positions.empty());
   for (solve::Algorithm alg : solve::kAlgorithms) {
     solve::Options o;
     o.algorithm = alg;
     o.max_nodes = 300'000;
     o.max_work = 1'000'000;
-    solve::AwariSolver s(db, cut, o);
+    auto s = solver(db, o, cut);
+    ASSERT_EQ(s->leaf_max(), cut);
     for (const auto& p : positions) {
-      const auto want = db.awari(p);
+      const auto want = db.probe(p);
       ASSERT_TRUE(want) << want.message;
-      auto got = s.solve(p);
+      auto got = s->solve(p);
       ASSERT_TRUE(got) << got.error().message();
       ASSERT_TRUE(got->solved) << solve::name(alg) << ": not solved within the limits";
       EXPECT_EQ(got->value, want.value) << solve::name(alg) << " cut " << cut;
@@ -92,24 +93,36 @@ TEST_F(Solve, EveryAlgorithmMatchesTheDatabaseTwoStonesBelow) {
 TEST_F(Solve, ProveAgreesWithTheValueOnBothSidesOfIt) {
   solve::Options o;
   o.algorithm = solve::Algorithm::dfpn;
-  solve::AwariSolver s(*db_, 10, o);
-  for (const auto& p : sample(12, 10, 5, 3)) {
-    const int v = db_->awari(p).value;
-    EXPECT_EQ(s.prove(p, v, nullptr), solve::Outcome::proven);
-    EXPECT_EQ(s.prove(p, v + 1, nullptr), solve::Outcome::disproven);
+  auto s = solver(*db_, o, 10);
+  const auto positions = sample(12, 10, 5, 3);
+  ASSERT_FALSE(positions.empty());
+  for (const auto& p : positions) {
+    const int v = db_->probe(p).value;
+    EXPECT_EQ(s->prove(p, v, nullptr), solve::Outcome::proven);
+    EXPECT_EQ(s->prove(p, v + 1, nullptr), solve::Outcome::disproven);
   }
+  // A malformed position: unknown, and the error says why.
+  EXPECT_EQ(s->prove("1,1", 0, nullptr), solve::Outcome::unknown);
+  ASSERT_TRUE(s->last_error());
+  EXPECT_EQ(s->last_error()->code(), Errc::invalid_argument);
+  // Leaves beyond the database are capped at what it covers; limits outside the game's are errors.
+  auto capped = solve::Solver::open(*db_, o, 40);
+  ASSERT_TRUE(capped);
+  EXPECT_EQ((*capped)->leaf_max(), 12);
+  EXPECT_FALSE(solve::Solver::open(*db_, o, 49));
 }
 
 TEST_F(Solve, LimitsGiveBoundsNotWrongValues) {
   solve::Options o;
   o.algorithm = solve::Algorithm::pn;
   o.max_nodes = 3;  // far too small to solve a 9-stone position from 2-stone leaves
-  solve::AwariSolver s(*db_, 2, o);
-  std::array<int, 12> p = {2, 1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0};
-  auto r = s.solve(p);
+  auto s = solver(*db_, o, 2);
+  const std::string p = "2,1,1,0,1,1,1,0,1,1,0,0";
+  auto r = s->solve(p);
   ASSERT_TRUE(r);
+  EXPECT_FALSE(r->solved) << "three nodes cannot solve it";
   if (!r->solved) {
-    const int v = db_->awari(p).value;
+    const int v = db_->probe(p).value;
     EXPECT_LE(r->lower, v);
     EXPECT_GE(r->upper, v);
   }
@@ -130,11 +143,7 @@ class XiangqiSolve : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    xiangqi::BuildOptions x;
-    x.endgames = {"KRKG", "KNKG"};
-    x.db = dir_->path();
-    x.threads = 2;
-    ASSERT_TRUE(xiangqi::build(x));
+    ASSERT_TRUE(build(test::build_request("xiangqi", {"KRKG", "KNKG"}, dir_->path())));
     probe::Value err;
     db_ = probe::Prober::open(dir_->path().string(), {}, &err).release();
     ASSERT_NE(db_, nullptr) << err.message;
@@ -156,7 +165,7 @@ class XiangqiSolve : public ::testing::Test {
     std::mt19937_64 rng(seed);
     solve::Options o;
     o.max_nodes = o.max_work = 20'000;
-    solve::XiangqiSolver pn(*db_, cut, o);
+    auto pn = solver(*db_, o, cut);
     std::vector<Sample> out;
     int have[3] = {};
     for (int tries = 0; tries < 3000 && have[0] + have[1] + have[2] < 3 * per; ++tries) {
@@ -167,7 +176,7 @@ class XiangqiSolve : public ::testing::Test {
       EXPECT_TRUE(v) << v.message;
       const int want = outcome(v.value);
       if (v.value == 1 || have[want + 1] >= per) continue;  // capturing the king is no search
-      auto r = pn.solve(xiangqi::to_fen(b, pos.side));
+      auto r = pn->solve(xiangqi::to_fen(b, pos.side));
       if (r && r->solved) {
         out.push_back({b, pos.side, want});
         ++have[want + 1];
@@ -190,10 +199,10 @@ void expect_database_outcomes(const probe::Prober& db, int cut,
     o.max_nodes = 300'000;
     o.max_work = 1'000'000;
     o.mc_la = 10;  // shorter random sequences keep MC-PNS (~0.2 ms per expansion) quick here
-    solve::XiangqiSolver s(db, cut, o);
+    auto s = solver(db, o, cut);
     for (const auto& p : positions) {
       const std::string fen = xiangqi::to_fen(p.board, p.side);
-      auto got = s.solve(fen);
+      auto got = s->solve(fen);
       ASSERT_TRUE(got) << got.error().message();
       ASSERT_TRUE(got->solved) << solve::name(alg) << ": not solved within the limits: " << fen;
       EXPECT_EQ(got->value, p.value) << solve::name(alg) << " cut " << cut << ": " << fen;
@@ -220,22 +229,24 @@ TEST_F(XiangqiSolve, EveryAlgorithmMatchesTheDatabaseTwoPiecesBelow) {
 TEST_F(XiangqiSolve, ProveBothSidesAndBadInput) {
   solve::Options o;
   o.algorithm = solve::Algorithm::dfpn;
-  solve::XiangqiSolver s(*db_, 3, o);
-  for (const auto& p : sample("KNKG", 3, 1, 4)) {
+  auto s = solver(*db_, o, 3);
+  const auto positions = sample("KNKG", 3, 1, 4);
+  ASSERT_FALSE(positions.empty());
+  for (const auto& p : positions) {
     // The side to move reaches its value and nothing better.
-    EXPECT_EQ(s.prove(p.board, p.side, p.value, nullptr), solve::Outcome::proven);
-    EXPECT_EQ(s.prove(p.board, p.side, p.value + 1, nullptr), solve::Outcome::disproven);
+    const std::string fen = xiangqi::to_fen(p.board, p.side);
+    EXPECT_EQ(s->prove(fen, p.value, nullptr), solve::Outcome::proven);
+    EXPECT_EQ(s->prove(fen, p.value + 1, nullptr), solve::Outcome::disproven);
   }
-  solve::XiangqiSolver::Board two_kings{};
-  two_kings[4] = two_kings[3] = xiangqi::code(xiangqi::king, xiangqi::red);
-  EXPECT_EQ(s.prove(two_kings, 0, 1, nullptr), solve::Outcome::unknown);
-  ASSERT_TRUE(s.last_error());
-  EXPECT_EQ(s.last_error()->code(), Errc::invalid_argument);
-  auto bad = s.solve("4k4/9 w");
+  // Two red kings: an impossible board is unknown, with the reason.
+  EXPECT_EQ(s->prove("3k5/9/9/9/9/9/9/9/9/3KK4 w", 1, nullptr), solve::Outcome::unknown);
+  ASSERT_TRUE(s->last_error());
+  EXPECT_EQ(s->last_error()->code(), Errc::invalid_argument);
+  auto bad = s->solve("4k4/9 w");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), Errc::invalid_argument);
   // A position the database holds is answered without search.
-  auto r = s.solve("3k5/9/9/9/9/9/9/9/4R4/4K4 w");
+  auto r = s->solve("3k5/9/9/9/9/9/9/9/4R4/4K4 w");
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_TRUE(r->solved);
   EXPECT_EQ(r->value, 1);

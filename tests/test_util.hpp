@@ -1,4 +1,4 @@
-// Helpers shared by the tests: temporary directories and reading whole segments.
+// Helpers shared by the tests: temporary directories, build requests, reading whole segments.
 #pragma once
 
 #include <unistd.h>
@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/build/build.hpp"
 #include "src/database.hpp"
 #include "src/format/segment.hpp"
 #include "src/io/file.hpp"
@@ -36,6 +37,17 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// A build of `targets` of `game` into `db` with the suite's defaults (two threads).
+inline BuildRequest build_request(std::string game, std::vector<std::string> targets,
+                                  const std::filesystem::path& db) {
+  BuildRequest r;
+  r.game = std::move(game);
+  r.targets = std::move(targets);
+  r.db = db;
+  r.threads = 2;
+  return r;
+}
 
 inline std::vector<std::int8_t> read_segment(const Database& db, const std::string& name) {
   auto seg = db.segment(name);

@@ -9,7 +9,7 @@
 #include <functional>
 #include <unordered_map>
 
-#include "src/games/xiangqi/database.hpp"
+#include "src/games/xiangqi/module.hpp"
 #include "test_util.hpp"
 
 namespace retra::xiangqi {
@@ -138,11 +138,7 @@ void expect_equal(const std::string& name) {
   ASSERT_TRUE(m);
   const Reference ref(*m);
   test::TempDir dir;
-  BuildOptions opt;
-  opt.endgames = {name};
-  opt.db = dir.path();
-  opt.threads = 2;
-  auto built = build(opt);
+  auto built = build(test::build_request("xiangqi", {name}, dir.path()));
   ASSERT_TRUE(built) << built.error().message();
   auto db = Database::open(dir.path());
   ASSERT_TRUE(db);

@@ -2,7 +2,8 @@
 // from scratch and compared exactly (valid positions, KFK, draws per side, longest distance).
 #include <gtest/gtest.h>
 
-#include "src/games/xiangqi/database.hpp"
+#include "src/games/xiangqi/module.hpp"
+#include "src/verify/verify.hpp"
 #include "test_util.hpp"
 
 namespace retra::xiangqi {
@@ -20,10 +21,8 @@ TEST(XiangqiSpec, AppendixARowsExactly) {
       {"KPK", 2511, 2214, 684, 216, 273, 20},      {"KPGK", 11160, 9738, 2640, 1021, 1299, 22},
       {"KCGKG", 80000, 68812, 16476, 0, 1738, 28}, {"KNNK", 165645, 155340, 45030, 0, 0, 14}};
   test::TempDir dir;
-  BuildOptions opt;
-  for (const Row& r : rows) opt.endgames.push_back(r.name);
-  opt.db = dir.path();
-  opt.threads = 2;
+  BuildRequest opt = test::build_request("xiangqi", {}, dir.path());
+  for (const Row& r : rows) opt.targets.push_back(r.name);
   auto built = build(opt);
   ASSERT_TRUE(built) << built.error().message();
   auto db = Database::open(dir.path());
@@ -59,13 +58,10 @@ TEST(XiangqiSpec, AppendixARowsExactly) {
 // (draw, win or loss for the side to move), shorter or equal distances, accepted by the verifier.
 TEST(XiangqiSpec, DistanceToConversionKeepsEveryOutcome) {
   test::TempDir dir;
-  BuildOptions opt;
-  opt.endgames = {"KRKG"};
-  opt.threads = 2;
-  opt.db = dir / "dtm";
+  BuildRequest opt = test::build_request("xiangqi", {"KRKG"}, dir / "dtm");
   ASSERT_TRUE(build(opt));
   opt.db = dir / "dtc";
-  opt.dtc = true;
+  opt.metric = Metric::dtc;
   ASSERT_TRUE(build(opt));
   auto dtm = Database::open(dir / "dtm");
   auto dtc = Database::open(dir / "dtc");

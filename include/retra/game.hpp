@@ -1,11 +1,15 @@
-// The one concept through which a game plugs into retra's kernels. A game is a stateless,
+// The one concept through which a game plugs into retra's kernels and drivers. A game is an
 // immutable object (thread-safe to share) that defines positions, segments, a bijective index per
 // segment, and moves. Members marked OPTIONAL unlock faster paths, detected with `if constexpr`.
+// Thread safety: the concept itself is compile-time only.
 //
-// REQUIRED
-//   Position, SegmentId          value types; SegmentId names one database segment (Awari: the
-//                                stone count).
+// REQUIRED (the kernels)
+//   Position, SegmentId          value types; SegmentId names one database segment (a stone
+//                                count, a material signature's place in a closure, ...).
 //   kName                        the game's name in the registry, manifests and file names.
+//   kVariant, kIndexer,          what identifies a database's contents, written into every
+//   kValueEncoding               manifest and segment header: the rules variant, the index scheme
+//                                and the byte encoding of the values (one spelling, here only).
 //   kValueKind                   what a value means (ValueKind below).
 //   segment_size(s)              number of indices in segment s; the index is a bijection between
 //                                the positions of s and [0, segment_size(s)).
@@ -15,9 +19,17 @@
 //   for_each_move(s, p, f)       calls f(const Child<SegmentId>&) once per legal move and returns
 //                                the number of legal moves. A move that leaves the segment (a
 //                                capture, a conversion) has converts = true.
-//   no_move_value(s, p)          the value of p when it has no legal move (Awari: rules 3 and 4).
+//   no_move_value(s, p)          the value of p when it has no legal move.
+//
+// REQUIRED (the build and verify drivers, concept BuildableGame)
+//   segments()                   SegmentIds are the integers [0, segments()).
+//   dependencies(s)              the segments converting moves of s lead to, which must be
+//                                finished first (build order, memory planning, verification).
 //
 // OPTIONAL
+//   kMaxMoves                    an upper bound on the non-converting moves of any position. The
+//                                backward kernel counts unknown children in 7 bits when this is at
+//                                most 126 (the default when absent) and in 15 bits otherwise.
 //   for_each_quiet_child(s, p, f)  f(child_index) for the non-converting moves only, cheaper than
 //                                  for_each_move when the kernel needs only those.
 //   for_each_conversion(s, p, f)   f(const Child&) for the converting moves only; returns
@@ -25,36 +37,45 @@
 //                                  non-converting moves (initialization) skip ranking them.
 //   for_each_unmove(s, q, f)       f(parent_index, parent) for every (parent, move) pair inside
 //                                  segment s whose non-converting move leads to q: the
-//                                  predecessors. Needed
-//                                  by the backward kernel. Contract: over all q of the segment,
-//                                  each parent is reported exactly as often as it has
-//                                  non-converting legal moves (tests/awari_board_test.cpp checks
-//                                  this for Awari).
+//                                  predecessors. Needed by the backward kernel. Contract: over all
+//                                  q of the segment, each parent is reported exactly as often as it
+//                                  has non-converting legal moves (the games' tests check this).
 //   terminal_value(s, p)           std::optional<int>: a value fixed by the rules without looking
-//                                  at moves (xiangqi: the mover can capture the king, value 1).
-//   score_bound(s)                 score games: the largest |value| in segment s (Awari: stones).
-//   dependencies(s)                the segments converting moves of s lead to, which must be
-//                                  finished first (build order and memory planning).
-//   is_valid(s, p)                 false for indices that are holes of the index (xiangqi: pieces
+//                                  at moves (a mover that can capture the king: value 1).
+//   score_bound(s)                 score games: the largest |value| in segment s.
+//   is_valid(s, p)                 false for indices that are holes of the index (pieces
 //                                  overlapping, mirror duplicates); kernels store 0 and skip them.
+//   virtual_segment(s)             static; true for a segment that is never stored because the
+//                                  rules give its values: a converting move into it reports the
+//                                  child's value itself as Child::index.
 //   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
 //   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
-//                                  frontiers and never has to unrank (Awari: 12 pits x 5 bits).
+//                                  frontiers and never has to unrank.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace retra {
 
 enum class ValueKind {
-  score,  // int8: a number -n..n from the mover's view; endless play is worth 0 (Awari)
+  score,  // int8: a number -n..n from the mover's view; endless play is worth 0
   dtm,    // uint8, Fang's Table 1: 0 draw, odd n: mover wins in n plies, even n: loses in n plies,
           // 1 = the mover can capture the king now, 255 reserved
   wdl,    // uint8: 0 draw, 1 win, 2 loss for the mover
 };
+
+// A stored byte as a number: score values are signed, the other kinds are not.
+template <ValueKind K>
+constexpr int decode_value(std::uint8_t b) {
+  if constexpr (K == ValueKind::score)
+    return static_cast<std::int8_t>(b);
+  else
+    return b;
+}
 
 // A move as the kernels see it: where the child lives and what the move itself earns.
 template <class SegmentId>
@@ -90,6 +111,9 @@ concept Game = requires(const G& g, const typename G::Position& cp, typename G::
   typename G::Position;
   typename G::SegmentId;
   { G::kName } -> std::convertible_to<std::string_view>;
+  { G::kVariant } -> std::convertible_to<std::string_view>;
+  { G::kIndexer } -> std::convertible_to<std::string_view>;
+  { G::kValueEncoding } -> std::convertible_to<std::string_view>;
   { G::kValueKind } -> std::convertible_to<ValueKind>;
   { g.segment_size(s) } -> std::same_as<std::uint64_t>;
   { g.unrank(s, i) } -> std::same_as<typename G::Position>;
@@ -97,6 +121,15 @@ concept Game = requires(const G& g, const typename G::Position& cp, typename G::
   { g.next(s, p) } -> std::same_as<bool>;
   { g.for_each_move(s, cp, archetype::ChildSink<typename G::SegmentId>{}) } -> std::same_as<int>;
   { g.no_move_value(s, cp) } -> std::same_as<int>;
+};
+
+// What the build and verify drivers need beyond the kernels: dense segment ids and the
+// dependency graph.
+template <class G>
+concept BuildableGame = Game<G> && std::convertible_to<typename G::SegmentId, int> &&
+    requires(const G& g, const typename G::SegmentId& s) {
+  { g.segments() } -> std::convertible_to<int>;
+  { g.dependencies(s) } -> std::same_as<std::vector<typename G::SegmentId>>;
 };
 
 template <class G>
@@ -137,6 +170,11 @@ template <class G>
 concept HasTerminalValue = Game<G> &&
     requires(const G& g, const typename G::Position& cp, const typename G::SegmentId& s) {
   { g.terminal_value(s, cp) } -> std::convertible_to<std::optional<int>>;
+};
+
+template <class G>
+concept HasVirtualSegments = Game<G> && requires(const typename G::SegmentId& s) {
+  { G::virtual_segment(s) } -> std::same_as<bool>;
 };
 
 }  // namespace retra

@@ -1,6 +1,8 @@
 // The probing library's C++ API: open a database directory, probe positions of its game by value,
 // one at a time or in batches, from any number of threads. Segments are opened on first use and
 // memory-mapped; decompressed blocks live in one LRU cache per Prober whose size the caller sets.
+// probe() takes a position of any game as text (the notation `retra probe` takes); the typed
+// entry points below it skip the parsing for engines that hold a board already.
 // This header needs nothing but the standard library (link retra::retra, see docs/PROBING.md).
 // Thread safety: every const member may be called concurrently; open/destruction are not.
 #pragma once
@@ -34,11 +36,17 @@ std::string_view status_name(Status s) noexcept;
 // The outcome of one probe: a value, or a status with a message that says what to do.
 struct Value {
   Status status = Status::ok;
-  int value =
-      0;  // Awari: final score difference for the side to move (-n..n, 0 = endless or
-          // even); xiangqi: the paper's Table 1 byte (0 draw, 1 win now, odd win, even loss)
+  int value = 0;        // the value in the game's terms (docs/PROBING.md lists them per game)
   std::string message;  // empty when ok
   explicit operator bool() const noexcept { return status == Status::ok; }
+};
+
+// What a database holds, in the game's sizes (stones, pieces, ...).
+struct Coverage {
+  std::string units;  // "stones", "pieces"
+  int largest = -1;   // the largest size of any segment held (Fathom's TB_LARGEST); -1: none
+  int complete = -1;  // every position of at most this size has a value here; -1: not even 0
+  std::size_t segments = 0;
 };
 
 struct Options {
@@ -58,7 +66,21 @@ class Prober {
   Prober(const Prober&) = delete;
   Prober& operator=(const Prober&) = delete;
 
-  std::string_view game() const noexcept;  // "awari" or "xiangqi"
+  std::string_view game() const noexcept;  // the game's name in the manifest
+
+  // Any game: a position in the game's notation, as `retra probe` takes it (docs/CLI.md).
+  // Errors: malformed position (invalid_argument), its segment not built (not_found), a damaged
+  // block (corrupt).
+  Value probe(std::string_view position) const;
+  // Many positions at once; out[i] receives position i's result. Positions are grouped by block
+  // so that each block is looked up once per batch.
+  void probe_batch(std::span<const std::string_view> positions, std::span<Value> out) const;
+  // What the database holds (sizes, segments), e.g. to decide which positions to probe.
+  Coverage coverage() const;
+  // Raw access: the stored byte at `index` of the segment named `segment` in the manifest.
+  Value stored(std::string_view segment, std::uint64_t index) const;
+
+  // ---- typed entry points of the games (no text parsing) ----
 
   // Awari: the 12 pits, South's a..f (side to move) then North's A..F, as in the spec.
   Value awari(const std::array<int, 12>& pits) const;
@@ -69,11 +91,7 @@ class Prober {
   // types K R N C P G M = 0..6 and colours Red 0, Black 1; side_to_move 0 = Red, 1 = Black.
   // An impossible board is an invalid_argument error, as a bad FEN is.
   Value xiangqi_board(std::span<const std::uint8_t, 90> board, int side_to_move) const;
-  // Raw access: the stored byte at `index` of segment `name` (Awari: "16"; xiangqi: "KRKGGMM").
-  Value stored(std::string_view segment, std::uint64_t index) const;
-
-  // Many positions at once; out[i] receives position i's result. Positions are grouped by block
-  // so each block is looked up once per batch.
+  // Batches of the typed entry points, grouped by block like probe_batch.
   void awari_batch(std::span<const std::array<int, 12>> positions, std::span<Value> out) const;
   void xiangqi_batch(std::span<const std::string_view> fens, std::span<Value> out) const;
 

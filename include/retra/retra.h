@@ -1,6 +1,8 @@
 /* retra's C ABI for probing databases from other programs and languages (C, Python ctypes, ...).
  * Opaque handles, integer status codes, no exception ever crosses it. A handle may be used by
  * many threads at once; retra_close must not race with probes on the same handle.
+ * retra_probe takes a position of any game as text; the typed entry points after it skip the
+ * parsing for engines that hold a board already.
  * Messages: retra_last_error() holds the calling thread's last failure, until its next call. */
 #ifndef RETRA_RETRA_H
 #define RETRA_RETRA_H
@@ -30,7 +32,7 @@ enum retra_status {
   RETRA_RESOURCE = 6,
   RETRA_INTERNAL = 7,
   RETRA_NULL_HANDLE = 8,   /* a null handle or output pointer */
-  RETRA_WRONG_GAME = 9,    /* e.g. an Awari probe on a xiangqi database */
+  RETRA_WRONG_GAME = 9,    /* a typed probe of another game than the database holds */
   RETRA_CLOSED_HANDLE = 10 /* the handle was closed */
 };
 
@@ -41,8 +43,22 @@ typedef struct retra_db retra_db;
 RETRA_API int retra_open(const char* dir, size_t cache_bytes, retra_db** out);
 /* Closes a handle; later calls with it return RETRA_CLOSED_HANDLE. */
 RETRA_API int retra_close(retra_db* db);
-/* "awari" or "xiangqi", valid while the process lives. */
+/* The game's name in the manifest, valid while the process lives. */
 RETRA_API int retra_game(const retra_db* db, const char** game);
+
+/* Any game: a position in the game's notation (what `retra probe` takes), *value its value in
+ * the game's terms (docs/PROBING.md). */
+RETRA_API int retra_probe(const retra_db* db, const char* position, int* value);
+/* n positions; values[i] and statuses[i] per position (statuses may be NULL). Returns RETRA_OK
+ * when every probe succeeded, else the first failing status. */
+RETRA_API int retra_probe_batch(const retra_db* db, const char* const* positions, size_t n,
+                                int* values, int* statuses);
+/* What the database holds, in the game's sizes (stones, pieces): *largest is the largest size of
+ * any segment (Fathom's TB_LARGEST), *complete the largest size up to which every position has a
+ * value; -1 when there is none. Either pointer may be NULL. */
+RETRA_API int retra_coverage(const retra_db* db, int* largest, int* complete);
+
+/* ---- typed entry points of the games ---- */
 
 /* Awari: pits[0..5] the side to move's pits a..f, pits[6..11] the opponent's. *value: the final
  * score difference for the side to move with best play (-n..n). */

@@ -2,15 +2,16 @@
 // initialization: PN (Allis, mobility), PN-Naive (1/1), PN-Eval, PN² (Breuker), EF-PN and IEF-PN
 // (Winands & Schadd), EF-PN², MC-PNS (Saito et al.) and df-pn with the 1+ε trick (Pawlewicz &
 // Lew). Positions inside the built databases are exact leaves (read through retra::probe).
-// A search proves or disproves a binary goal; multi-valued Awari roots are solved by binary
-// search over thresholds, as Allis did; xiangqi roots (win / draw / loss) the same way over two.
-// docs/SOLVER.md describes every rule and the experiments.
+// A search proves or disproves a binary goal; multi-valued roots are solved by binary search over
+// thresholds, as Allis did. Each game plugs in through an adapter in its module; this interface
+// names none. docs/SOLVER.md describes every rule and the experiments.
 // Thread safety: a Solver runs one search at a time; distinct Solvers may run concurrently on
 // one Prober (probing is thread-safe).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,61 +68,33 @@ struct Solution {
   Stats stats;
 };
 
-// Awari: value = the side to move's final difference.
-using AwariResult = Solution;
-
-class AwariSolver {
+// A solver over one database: positions inside the database's segments (up to a leaf limit) are
+// exact leaves, every other position is searched. The game comes from the database; the solver
+// takes positions in the game's text notation (what `retra probe` takes).
+class Solver {
  public:
-  // db: an Awari database holding every stone count 0..db_max; positions with at most db_max
-  // stones are exact leaves read from it, positions with more are searched.
-  AwariSolver(const probe::Prober& db, int db_max, Options opt);
+  // A solver for the game of `db`. leaf_max: database values only for positions of at most this
+  // size (stones, pieces; docs/SOLVER.md), nullopt for everything the database covers. Errors: a
+  // game without a solver, a leaf limit outside the game's range.
+  static Result<std::unique_ptr<Solver>> open(const probe::Prober& db, const Options& opt,
+                                              std::optional<int> leaf_max = std::nullopt);
+  virtual ~Solver() = default;
 
-  // Whether the side to move can end with a final difference >= threshold (unknown when a limit
-  // was hit or a database read failed).
-  Outcome prove(const std::array<int, 12>& pits, int threshold, Stats* stats);
-  // The exact value by binary search over thresholds.
-  Result<AwariResult> solve(const std::array<int, 12>& pits);
-  // Why the last prove() answered unknown other than by a limit (a damaged database block).
+  // Whether the side to move reaches a value >= threshold (values in the game's terms, as
+  // `retra solve` documents them), or unknown when a limit was hit, a database read failed or the
+  // position is malformed (last_error() says which of the last two).
+  virtual Outcome prove(std::string_view position, int threshold, Stats* stats) = 0;
+  // The exact value by binary search over thresholds; a malformed position is an error.
+  virtual Result<Solution> solve(std::string_view position) = 0;
+  // Why the last prove() answered unknown other than by a limit.
   const std::optional<Error>& last_error() const { return error_; }
+  // The leaf limit in use (the given one, or what the database covers).
+  int leaf_max() const { return leaf_max_; }
 
-  struct Impl;
-
- private:
-  const probe::Prober& db_;
-  int db_max_;
-  Options opt_;
-  std::optional<Error> error_;  // of the last prove(): a database read failed (corrupt block)
-};
-
-// Xiangqi: value = +1 the side to move wins, 0 draws, -1 loses.
-struct XiangqiResult : Solution {
-  std::string fen;  // the position, normalized
-};
-
-class XiangqiSolver {
- public:
-  // The board encoding of probe::Prober::xiangqi_board (0 empty, else 1 + type + 8 * colour).
-  using Board = std::array<std::uint8_t, 90>;
-
-  // db: a xiangqi database; a position with at most max_pieces pieces (kings included) whose
-  // endgame the database holds is an exact leaf, every other position is searched.
-  XiangqiSolver(const probe::Prober& db, int max_pieces, Options opt);
-
-  // Whether the side to move reaches result >= threshold (1: it wins; 0: it does not lose), or
-  // unknown when a limit was hit, a database read failed or the board is impossible (then
-  // solve() on it reports the error); side_to_move 0 = Red, 1 = Black.
-  Outcome prove(const Board& board, int side_to_move, int threshold, Stats* stats);
-  // Win, draw or loss by binary search over the two thresholds; a malformed FEN is an error.
-  Result<XiangqiResult> solve(std::string_view fen);
-  // Why the last prove() answered unknown other than by a limit (an impossible board, a damaged
-  // database block).
-  const std::optional<Error>& last_error() const { return error_; }
-
- private:
-  const probe::Prober& db_;
-  int max_pieces_;
-  Options opt_;
+ protected:
+  explicit Solver(int leaf_max) : leaf_max_(leaf_max) {}
   std::optional<Error> error_;
+  int leaf_max_;
 };
 
 }  // namespace retra::solve

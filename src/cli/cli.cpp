@@ -104,7 +104,7 @@ void ProgressBar::draw(bool) {
   last_width_ = line.size();
 }
 
-std::unique_ptr<Database> open_db(const Common& c, const GameCommands*& game, int& exit) {
+std::unique_ptr<Database> open_db(const Common& c, const GameModule*& game, int& exit) {
   if (c.db.empty()) {
     exit = report_error(c, Error(Errc::invalid_argument, "--db DIR is required"));
     return nullptr;
@@ -114,12 +114,13 @@ std::unique_ptr<Database> open_db(const Common& c, const GameCommands*& game, in
     exit = report_error(c, db.error());
     return nullptr;
   }
-  game = find_game((*db)->manifest().game);
+  game = find_module((*db)->manifest().game);
   if (!game) {
     exit = report_error(
-        c, Error(Errc::mismatch, fmt::format("'{}' holds a database of game '{}', which this "
-                                             "retra does not know",
-                                             c.db.string(), (*db)->manifest().game)));
+        c,
+        Error(Errc::mismatch, fmt::format("'{}' holds a database of game '{}', which this "
+                                          "retra does not know (known: {})",
+                                          c.db.string(), (*db)->manifest().game, module_names())));
     return nullptr;
   }
   return std::move(*db);

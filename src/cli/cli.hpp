@@ -1,5 +1,6 @@
-// Shared pieces of the `retra` command line: exit codes, JSON/human output, the progress bar and
-// the game registry. The CLI is a thin layer: every command calls the public library API.
+// Shared pieces of the `retra` command line: exit codes, JSON/human output, the progress bar.
+// The CLI is a thin layer over the library and names no game: every game-specific option, text
+// and limit comes from the game's module (src/module/module.hpp).
 // Thread safety: the progress bar renders from its own thread; everything else is main-thread.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "retra/error.hpp"
 #include "src/database.hpp"
 #include "src/memory_plan.hpp"
+#include "src/module/module.hpp"
 #include "src/progress.hpp"
 
 namespace retra::cli {
@@ -69,29 +71,18 @@ class ProgressBar {
   std::uint64_t generation_ = 0;
 };
 
-// One entry per game: how the CLI builds, probes, verifies and describes its databases. Adding a
-// game to the CLI is one line in registry.cpp.
-struct GameCommands {
-  std::string_view name;
-  std::string_view summary;
-  // Adds `retra build <name> ...` under the build command.
-  void (*add_build)(CLI::App& build, Common& common, int& exit);
-  int (*probe)(const Common& c, const Database& db, const std::string& position);
-  int (*verify)(const Common& c, const Database& db);
-  int (*stats)(const Common& c, const Database& db, const std::optional<std::string>& plot);
-};
+// `retra build <game> ...`: one subcommand per registered game, with the options every game
+// shares and the game's own (its module's target options).
+void add_build_commands(CLI::App& build, Common& common, int& exit);
 
-std::span<const GameCommands> games();
-const GameCommands* find_game(std::string_view name);
-
-// `retra solve` (Awari): proof-number search with database leaves.
+// `retra solve`: proof-number search with database leaves, for the database's game.
 struct SolveArgs {
   std::string position;
   std::string algorithm = "pn";
   std::uint64_t max_nodes = 2'000'000;
   std::uint64_t max_work = 50'000'000;
   std::optional<int> threshold;  // prove one goal instead of the exact value
-  std::optional<int> leaf_max;   // use database leaves up to this many stones / pieces only
+  std::optional<int> leaf_max;   // use database leaves up to this size only
   std::string max_memory;        // "512M", "2G", "10%"; empty: no limit beyond max_nodes
   // Search parameters; unset ones keep solve::Options' defaults.
   std::optional<double> a, b, epsilon;
@@ -100,7 +91,7 @@ struct SolveArgs {
 };
 int solve_cmd(const Common& c, const SolveArgs& a);
 
-// Opens --db for reading and finds its game's commands; on failure reports and sets `exit`.
-std::unique_ptr<Database> open_db(const Common& c, const GameCommands*& game, int& exit);
+// Opens --db for reading and finds its game's module; on failure reports and sets `exit`.
+std::unique_ptr<Database> open_db(const Common& c, const GameModule*& game, int& exit);
 
 }  // namespace retra::cli

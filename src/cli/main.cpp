@@ -1,4 +1,5 @@
-// `retra`: command-line front end. Subcommands: build, verify, probe, stats, info, games.
+// `retra`: command-line front end. Subcommands: build, verify, probe, stats, info, solve, games;
+// every one of them dispatches through the database's (or the named) game module.
 // Thread safety: main thread; library calls use their own worker threads.
 #include <cstring>
 #include <iostream>
@@ -6,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "src/util/text.hpp"
+#include "src/verify/verify.hpp"
 #include "src/version.hpp"
 
 namespace retra::cli {
@@ -75,10 +78,80 @@ int info(const Common& c, const Database& db) {
   return kOk;
 }
 
+// `retra verify`: the generic verifier's report, in the game's nouns.
+int verify_cmd(const Common& c, const Database& db, const GameModule& game) {
+  Progress progress;
+  auto rep = [&] {
+    ProgressBar bar(progress, c.progress && !c.json);
+    return verify(db, {c.resolved_threads(), &progress});
+  }();
+  if (!rep) return report_error(c, rep.error());
+  const Nouns& n = game.nouns();
+  const std::string segment(n.segment), segments(n.segments), entries(n.entries);
+  std::uint64_t positions = 0;
+  nlohmann::json segs = nlohmann::json::array();
+  for (const auto& s : rep->segments) {
+    positions += s.positions;
+    segs.push_back({{segment, s.name}, {entries, s.positions}, {"seconds", s.seconds}});
+  }
+  if (c.json) {
+    nlohmann::json j = {{"ok", rep->ok},  {"game", game.name()}, {"db", c.db.string()},
+                        {segments, segs}, {entries, positions},  {"seconds", rep->seconds}};
+    if (rep->failure) {
+      const auto& f = *rep->failure;
+      j["failure"] = {{segment, f.segment}, {"message", f.message}};
+      if (f.block) j["failure"]["block"] = *f.block;
+      if (f.index) j["failure"]["index"] = *f.index;
+      if (!f.position.empty()) j["failure"]["position"] = f.position;
+      if (f.stored) j["failure"]["stored"] = *f.stored;
+      if (f.expected) j["failure"]["expected"] = *f.expected;
+    }
+    print_json(j);
+  } else {
+    for (const auto& s : rep->segments)
+      std::cout << fmt::format("ok  {} {:<12} {:>15} {}  {:.2f} s\n", segment, s.name,
+                               grouped(s.positions), entries, s.seconds);
+    if (rep->ok)
+      std::cout << fmt::format(
+          "verified {} {}, {} {}: every checksum and value correct ({:.2f} "
+          "s)\n",
+          rep->segments.size(), segments, grouped(positions), entries, rep->seconds);
+  }
+  if (!rep->ok) {
+    std::cerr << "retra: verify FAILED: " << rep->failure->message << std::endl;
+    return kVerifyFailed;
+  }
+  return kOk;
+}
+
+// Prints a module's report (JSON or text).
+int print_report(const Common& c, const Result<Report>& r) {
+  if (!r) return report_error(c, r.error());
+  if (c.json)
+    print_json(r->json);
+  else
+    std::cout << r->text;
+  return kOk;
+}
+
 bool wants_json(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--json") == 0) return true;
   return false;
+}
+
+// --leaf-max's help and range: every game's, from its module.
+std::string leaf_help(int& widest) {
+  std::string units;
+  widest = 0;
+  for (const GameModule* m : modules()) {
+    const SolverSpec& s = m->solver_spec();
+    units += fmt::format("{}{}: {}..{} {}", units.empty() ? "" : "; ", m->name(), s.leaf_min,
+                         s.leaf_max, s.units);
+    widest = std::max(widest, s.leaf_max);
+  }
+  return "Use database values only for positions of at most this size (" + units +
+         "); search the rest";
 }
 
 int run(int argc, char** argv) {
@@ -93,13 +166,14 @@ int run(int argc, char** argv) {
 
   auto* build = app.add_subcommand("build", "Build databases of a game");
   build->require_subcommand(1);
-  for (const auto& g : games()) g.add_build(*build, c, exit);
+  add_build_commands(*build, c, exit);
 
-  auto* verify = app.add_subcommand("verify", "Check every checksum and every value of a database");
-  add_db_options(verify, c, true);
-  verify->callback([&] {
-    const GameCommands* g = nullptr;
-    if (auto db = open_db(c, g, exit)) exit = g->verify(c, *db);
+  auto* verify_sub =
+      app.add_subcommand("verify", "Check every checksum and every value of a database");
+  add_db_options(verify_sub, c, true);
+  verify_sub->callback([&] {
+    const GameModule* g = nullptr;
+    if (auto db = open_db(c, g, exit)) exit = verify_cmd(c, *db, *g);
   });
 
   std::string position;
@@ -107,8 +181,8 @@ int run(int argc, char** argv) {
   add_db_options(probe, c, false);
   probe->add_option("position", position, "The position, in the game's notation")->required();
   probe->callback([&] {
-    const GameCommands* g = nullptr;
-    if (auto db = open_db(c, g, exit)) exit = g->probe(c, *db, position);
+    const GameModule* g = nullptr;
+    if (auto db = open_db(c, g, exit)) exit = print_report(c, g->probe_report(*db, position));
   });
 
   std::optional<std::string> plot;
@@ -116,24 +190,22 @@ int run(int argc, char** argv) {
   add_db_options(stats, c, false);
   stats->add_option("--plot", plot, "Write a plot of the value frequencies to FILE.svg");
   stats->callback([&] {
-    const GameCommands* g = nullptr;
-    if (auto db = open_db(c, g, exit)) exit = g->stats(c, *db, plot);
+    const GameModule* g = nullptr;
+    if (auto db = open_db(c, g, exit)) exit = print_report(c, g->stats_report(*db, plot));
   });
 
   auto* info_cmd = app.add_subcommand("info", "Manifest, sizes and compression of a database");
   add_db_options(info_cmd, c, false);
   info_cmd->callback([&] {
-    const GameCommands* g = nullptr;
+    const GameModule* g = nullptr;
     if (auto db = open_db(c, g, exit)) exit = info(c, *db);
   });
 
   SolveArgs solve_args;
-  auto* solve = app.add_subcommand(
-      "solve", "Solve a position beyond the databases by proof-number search (Awari, xiangqi)");
+  auto* solve =
+      app.add_subcommand("solve", "Solve a position beyond the databases by proof-number search");
   add_db_options(solve, c, false);
-  solve
-      ->add_option("position", solve_args.position,
-                   "The position: 12 pits (Awari) or a FEN (xiangqi)")
+  solve->add_option("position", solve_args.position, "The position, in the game's notation")
       ->required();
   solve->add_option("--algorithm", solve_args.algorithm,
                     "pn, pn-naive, pn-eval, pn2, ef-pn, ief-pn, ef-pn2, mc-pns, df-pn");
@@ -142,13 +214,11 @@ int run(int argc, char** argv) {
   solve->add_option("--max-memory", solve_args.max_memory,
                     "Memory the tree or table may hold (512M, 2G, 10%); lowers --max-nodes");
   solve->add_option("--threshold", solve_args.threshold,
-                    "Prove only: can the side to move reach this final difference (Awari), "
-                    "or 1 = win / 0 = at least a draw (xiangqi)?");
-  solve
-      ->add_option("--leaf-max", solve_args.leaf_max,
-                   "Use database values only for positions with at most this many stones "
-                   "(Awari) or pieces (xiangqi); search the rest")
-      ->check(CLI::Range(0, 48));
+                    "Prove only: can the side to move reach at least this value (in the game's "
+                    "terms: docs/CLI.md)?");
+  int widest = 0;
+  const std::string lhelp = leaf_help(widest);
+  solve->add_option("--leaf-max", solve_args.leaf_max, lhelp)->check(CLI::Range(0, widest));
   solve->add_option("--a", solve_args.a, "EF-PN / PN-Eval parameter a (default 20)")
       ->check(CLI::PositiveNumber);
   solve->add_option("--b", solve_args.b, "EF-PN parameter b (default 5)")
@@ -170,24 +240,23 @@ int run(int argc, char** argv) {
   games_cmd->add_flag("--json", c.json, "Print the list as JSON");
   games_cmd->callback([&] {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& g : games()) {
+    for (const GameModule* g : modules()) {
       if (c.json)
-        j.push_back({{"name", g.name}, {"summary", g.summary}});
+        j.push_back({{"name", g->name()}, {"summary", g->summary()}});
       else
-        std::cout << fmt::format("{:<10} {}\n", g.name, g.summary);
+        std::cout << fmt::format("{:<10} {}\n", g->name(), g->summary());
     }
     if (c.json) print_json({{"ok", true}, {"games", j}});
   });
 
   // A game name CLI11 does not know would be reported as "arguments not expected"; say plainly
   // that the game is unknown instead.
-  if (argc >= 3 && std::strcmp(argv[1], "build") == 0 && argv[2][0] != '-' && !find_game(argv[2])) {
-    std::string known;
-    for (const auto& g : games()) known += (known.empty() ? "" : ", ") + std::string(g.name);
+  if (argc >= 3 && std::strcmp(argv[1], "build") == 0 && argv[2][0] != '-' &&
+      !find_module(argv[2])) {
     c.json = wants_json(argc, argv);
-    return report_error(c,
-                        Error(Errc::invalid_argument,
-                              fmt::format("unknown game '{}'; known games: {}", argv[2], known)));
+    return report_error(
+        c, Error(Errc::invalid_argument,
+                 fmt::format("unknown game '{}'; known games: {}", argv[2], module_names())));
   }
 
   try {

@@ -19,7 +19,7 @@ inline constexpr int kManifestVersion = 1;
 
 struct SegmentRecord {
   std::string name;  // "16"
-  std::string file;  // "awari-16.rseg", relative to the directory
+  std::string file;  // "<game>-<segment>.rseg", relative to the directory
   std::uint64_t entries = 0;
   std::uint64_t file_bytes = 0;
   std::uint64_t raw_bytes = 0;

@@ -30,9 +30,9 @@ inline constexpr std::uint32_t kDefaultBlockEntries = 1u << 16;
 
 // What a segment holds; every string field must fit its header slot (checked by the writer).
 struct SegmentInfo {
-  std::string game;            // "awari"                      (<= 15 bytes)
+  std::string game;            // the game's name              (<= 15 bytes)
   std::string variant;         // "olympiad"                   (<= 15 bytes)
-  std::string indexer;         // "awari-colex-v1"             (<= 31 bytes)
+  std::string indexer;         // the index scheme             (<= 31 bytes)
   std::string value_encoding;  // "score-i8"                   (<= 15 bytes)
   std::string name;            // segment name, e.g. "16"      (<= 31 bytes)
   std::uint64_t entries = 0;

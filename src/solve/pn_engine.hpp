@@ -1,6 +1,6 @@
 // The game-generic core of the proof-number solvers (include/retra/solve.hpp): best-first PN
 // trees (PN, PN-Naive, PN-Eval, PN², EF-PN, IEF-PN, EF-PN², MC-PNS) and df-pn over one game
-// adapter (the SolverGame concept below; Awari and xiangqi adapters live beside this file).
+// adapter (the SolverGame concept below; each game's adapter lives in its module folder).
 // Thread safety: one search per Engine; an Engine owns its tree and table.
 #pragma once
 

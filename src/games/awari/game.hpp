@@ -14,9 +14,6 @@
 
 namespace retra::awari {
 
-inline constexpr std::string_view kVariant = "olympiad";
-inline constexpr std::string_view kIndexer = "awari-colex-v1";
-inline constexpr std::string_view kValueEncoding = "score-i8";
 // The largest capture: five opponent pits of three (capturing all six would starve the opponent).
 inline constexpr int kMaxCapture = 15;
 
@@ -24,9 +21,13 @@ struct Game {
   using Position = Board;
   using SegmentId = int;  // stones on the board
   static constexpr std::string_view kName = "awari";
+  static constexpr std::string_view kVariant = "olympiad";
+  static constexpr std::string_view kIndexer = "awari-colex-v1";
+  static constexpr std::string_view kValueEncoding = "score-i8";
   static constexpr ValueKind kValueKind = ValueKind::score;
   static constexpr int kMaxMoves = kSidePits;
 
+  int segments() const noexcept { return kMaxStones + 1; }
   std::uint64_t segment_size(int stones) const noexcept { return positions(stones); }
   Board unrank(int stones, std::uint64_t i) const noexcept { return awari::unrank(stones, i); }
   std::uint64_t rank(int, const Board& b) const noexcept { return awari::rank(b); }
@@ -118,6 +119,7 @@ struct Game {
 };
 
 static_assert(retra::Game<Game>);
+static_assert(retra::BuildableGame<Game>);
 static_assert(retra::HasQuietChildren<Game>);
 static_assert(retra::HasUnmoves<Game>);
 static_assert(retra::HasConversions<Game>);

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "src/binomial.hpp"
 #include "src/games/awari/board.hpp"
+#include "src/util/binomial.hpp"
 
 namespace retra::awari {
 

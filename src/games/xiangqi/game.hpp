@@ -21,10 +21,6 @@
 
 namespace retra::xiangqi {
 
-inline constexpr std::string_view kVariant = "fang-cg2000";
-inline constexpr std::string_view kIndexerName = "xiangqi-mirror-v1";
-inline constexpr std::string_view kValueEncoding = "dtm-u8";
-
 struct Position {
   std::array<std::uint8_t, kMaxPieces> sq{};  // square of each slot of the endgame's layout
   std::uint64_t index = 0;                    // where unrank() found it (for next())
@@ -48,11 +44,15 @@ class Game {
   using Position = xiangqi::Position;
   using SegmentId = int;
   static constexpr std::string_view kName = "xiangqi";
+  static constexpr std::string_view kVariant = "fang-cg2000";
+  static constexpr std::string_view kIndexer = "xiangqi-mirror-v1";
+  static constexpr std::string_view kValueEncoding = "dtm-u8";
   static constexpr ValueKind kValueKind = ValueKind::dtm;
   // One side's pieces at most (R R N N C C P P P P P G G M M K): 2 x 17 + 2 x 8 + 2 x 17 +
   // 5 x 3 + 2 x 4 + 2 x 4 + 4 moves.
   static constexpr int kMaxMoves = 119;
   static constexpr int kArmless = -1;  // virtual segment: index = the value (0 or 1)
+  static bool virtual_segment(int s) { return s == kArmless; }
 
   // The given endgames and every endgame they depend on, in an order where dependencies come
   // first.
@@ -228,6 +228,8 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
 }
 
 static_assert(retra::Game<Game>);
+static_assert(retra::BuildableGame<Game>);
+static_assert(retra::HasVirtualSegments<Game>);
 static_assert(retra::HasUnmoves<Game>);
 static_assert(retra::HasPacking<Game>);
 static_assert(retra::HasTerminalValue<Game>);

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "src/binomial.hpp"
+#include "src/util/binomial.hpp"
 
 namespace retra::xiangqi {
 

@@ -16,7 +16,7 @@ constexpr std::uint64_t binomial(unsigned n, unsigned k) noexcept {
   return static_cast<std::uint64_t>(r);
 }
 
-static_assert(binomial(59, 11) == 279'871'768'995ULL);  // all Awari positions with 48 stones
+static_assert(binomial(59, 11) == 279'871'768'995ULL);  // 64-bit exact near the top of its range
 static_assert(binomial(23, 11) == 1'352'078ULL);        // 12 stones (spec)
 
 }  // namespace retra

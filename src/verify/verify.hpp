@@ -1,5 +1,7 @@
-// Reports of the one-pass verifiers (every game has its own, sharing nothing with the kernels but
-// move generation). Thread safety: value types.
+// Verifying databases, for every game: the options and report of the one-pass verifier, and
+// verify() itself, which finds the database's module and runs the generic driver
+// (src/verify/driver.hpp). The verifier shares nothing with the kernels but the rules and the
+// index. Thread safety: verify() runs opt.threads threads; reports are value types.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,8 @@
 #include "src/progress.hpp"
 
 namespace retra {
+
+class Database;
 
 struct VerifyOptions {
   int threads = 1;
@@ -41,5 +45,10 @@ struct VerifyReport {
 
 // The failure for an error met while reading `segment` (with its block, when a block is damaged).
 VerifyFailure failure_from_error(const std::string& segment, const Error& e);
+
+// Checks every block checksum, every stored value against the best over its moves (children read
+// back from the files), and the manifest's statistics. A report with ok = false names the first
+// wrong segment, block and position; an Error only when the check cannot even start.
+Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt);
 
 }  // namespace retra

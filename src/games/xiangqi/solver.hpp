@@ -1,26 +1,29 @@
-// Proof-number solvers for xiangqi positions beyond the built endgames (include/retra/solve.hpp):
-// the xiangqi adapter of the generic engine (pn_engine.hpp). One goal per search: "the side to
-// move at the root (OR) wins" (need 1) or "OR does not lose" (need 0). Exact leaves: a mover that
-// can capture the king now wins; a mover whose every move leaves its own king capturable loses
-// (checkmate or stalemate, spec); a position of an endgame in the database (at most max_pieces
-// pieces) has its stored value; an armless position is a draw (only the flying general decides
-// anything there, and that is the first rule). A position repeating one on the current path is a
-// draw: the databases score endless play as a draw (the spec models no repetition rule), and in a
-// game whose only decisive outcome is reaching a capture of the king, ending the game at the first
-// repetition keeps every win (a winning side never needs to repeat) and every non-loss.
-// Thread safety: one search per adapter and engine.
-#include <chrono>
+// The xiangqi adapter of the generic proof-number engine (src/solve/pn_engine.hpp,
+// src/solve/engine_solver.hpp). One goal per search: "the side to move at the root (OR) wins"
+// (need 1) or "OR does not lose" (need 0). Exact leaves: a mover that can capture the king now
+// wins; a mover whose every move leaves its own king capturable loses (checkmate or stalemate,
+// spec); a position of an endgame in the database (at most max_pieces pieces) has its stored
+// value; an armless position is a draw (only the flying general decides anything there, and that
+// is the first rule). A position repeating one on the current path is a draw: the databases score
+// endless play as a draw (the spec models no repetition rule), and in a game whose only decisive
+// outcome is reaching a capture of the king, ending the game at the first repetition keeps every
+// win (a winning side never needs to repeat) and every non-loss.
+// Thread safety: one search per adapter.
+#pragma once
+
+#include <algorithm>
+#include <optional>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <xxhash.h>
 
-#include "pn_engine.hpp"
 #include "src/games/xiangqi/board.hpp"
+#include "src/solve/engine_solver.hpp"
 
-namespace retra::solve {
-
-namespace {
+namespace retra::xiangqi {
 
 namespace xq = retra::xiangqi;
 
@@ -32,7 +35,8 @@ constexpr int kPieceValue[xq::kTypes] = {0, 600, 270, 285, 60, 120, 120};
 // (docs/SOLVER.md): total mobility alone misled the leaf-evaluating variants.
 constexpr int kMobility = 5, kKingMobility = 50;
 
-struct XiangqiGame {
+struct SolverAdapter {
+  using Outcome = solve::Outcome;
   struct State {
     xq::Board b{};
     xq::Color side = xq::red;  // the mover
@@ -42,8 +46,35 @@ struct XiangqiGame {
   };
 
   const probe::Prober& db;
-  int max_pieces;
+  int max_pieces;  // positions with at most this many pieces are read from the database
   std::optional<Error> error;
+  int t = 100;  // Options::t: the draw goal's shift of the evaluation
+
+  SolverAdapter(const probe::Prober& prober, int leaf_max, const solve::Options& opt)
+      : db(prober), max_pieces(leaf_max), t(opt.t) {}
+
+  // A validated position (FEN).
+  struct Root {
+    xq::Board board;
+    xq::Color side;
+  };
+  static Result<Root> parse(std::string_view text) {
+    auto fp = xq::parse_fen(text);
+    if (!fp) return std::move(fp).error();
+    return Root{fp->board, fp->side};
+  }
+  // +1 the mover wins, 0 draw, -1 it loses.
+  static std::pair<int, int> range(const Root&) { return {-1, 1}; }
+  State root(const Root& r, int threshold) const {
+    State s;
+    s.b = r.board;
+    s.side = r.side;
+    s.pieces = static_cast<std::uint8_t>(
+        std::count_if(s.b.begin(), s.b.end(), [](std::uint8_t pc) { return pc != 0; }));
+    s.need = static_cast<std::int8_t>(std::clamp(threshold, 0, 1));
+    s.or_turn = true;
+    return s;
+  }
 
   // The goal's outcome when the mover's result is v (+1 win, 0 draw, -1 loss).
   static Outcome decide(const State& s, int v) {
@@ -153,7 +184,6 @@ struct XiangqiGame {
         material + kMobility * (mine - theirs) + kKingMobility * (my_king - their_king);
     return (s.or_turn ? mover : -mover) + (s.need == 0 ? t : 0);
   }
-  int t = 100;
 
   // Endless play is a draw.
   static Outcome repetition(const State& s) { return decide(s, 0); }
@@ -169,61 +199,6 @@ struct XiangqiGame {
   }
   bool failed() const { return error.has_value(); }
 };
-static_assert(detail::SolverGame<XiangqiGame>);
+static_assert(solve::SolverAdapter<SolverAdapter>);
 
-}  // namespace
-
-XiangqiSolver::XiangqiSolver(const probe::Prober& db, int max_pieces, Options opt)
-    : db_(db), max_pieces_(max_pieces), opt_(opt) {}
-
-Outcome XiangqiSolver::prove(const Board& board, int side_to_move, int threshold, Stats* stats) {
-  Stats local;
-  Stats& st = stats ? *stats : local;
-  error_.reset();
-  if (auto why = xq::board_error(board); why || (side_to_move != 0 && side_to_move != 1)) {
-    error_ = Error(Errc::invalid_argument,
-                   why ? fmt::format("xiangqi board: {}", *why)
-                       : fmt::format("side to move {}: use 0 for Red, 1 for Black", side_to_move));
-    return Outcome::unknown;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  XiangqiGame g{db_, max_pieces_, {}, opt_.t};
-  XiangqiGame::State root;
-  std::copy(board.begin(), board.end(), root.b.begin());
-  root.side = xq::Color(side_to_move);
-  root.pieces = static_cast<std::uint8_t>(
-      std::count_if(root.b.begin(), root.b.end(), [](std::uint8_t pc) { return pc != 0; }));
-  root.need = static_cast<std::int8_t>(std::clamp(threshold, 0, 1));
-  root.or_turn = true;
-  ++st.searches;
-  Outcome out;
-  if (threshold <= -1) {
-    out = Outcome::proven;  // every result is at least a loss
-  } else if (threshold >= 2) {
-    out = Outcome::disproven;
-  } else {
-    detail::Engine<XiangqiGame> engine(g, opt_, st);
-    out = engine.run(root);
-  }
-  if (g.error) {
-    error_ = g.error;
-    out = Outcome::unknown;
-  }
-  st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return out;
-}
-
-Result<XiangqiResult> XiangqiSolver::solve(std::string_view fen) {
-  auto fp = xq::parse_fen(fen);
-  if (!fp) return std::move(fp).error();
-  // Two thresholds: does the mover avoid losing (>= 0), and does it win (>= 1)?
-  auto v = detail::binary_search(
-      -1, 1, [&](int t, Stats* st) { return prove(fp->board, fp->side, t, st); }, error_);
-  if (!v) return std::move(v).error();
-  XiangqiResult r;
-  static_cast<Solution&>(r) = *v;
-  r.fen = xq::to_fen(fp->board, fp->side);
-  return r;
-}
-
-}  // namespace retra::solve
+}  // namespace retra::xiangqi

@@ -1,0 +1,69 @@
+// build(): the game's module runs the generic driver; the checks and sizes every game shares.
+// Thread safety: reentrant.
+#include "src/build/build.hpp"
+
+#include <fmt/format.h>
+
+#include "src/build/driver.hpp"
+#include "src/module/module.hpp"
+
+namespace retra {
+
+std::string_view kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::forward:
+      return "forward";
+    case Kernel::backward:
+      return "backward";
+  }
+  return "?";
+}
+
+Result<Kernel> parse_kernel(std::string_view name) {
+  if (name == "backward") return Kernel::backward;
+  if (name == "forward") return Kernel::forward;
+  return Error(Errc::invalid_argument,
+               fmt::format("--kernel '{}': use backward (default) or forward", name));
+}
+
+Result<std::vector<SegmentReport>> build(const BuildRequest& request) {
+  const GameModule* m = find_module(request.game);
+  if (!m)
+    return Error(Errc::invalid_argument, fmt::format("unknown game '{}'; known games: {}",
+                                                     request.game, module_names()));
+  return m->build(request);
+}
+
+namespace builder {
+
+Status check_request(const BuildRequest& r, ValueKind kind) {
+  if (r.targets.empty()) return Error(Errc::invalid_argument, "nothing to build: name a segment");
+  if (r.threads < 1) return Error(Errc::invalid_argument, "--threads must be at least 1");
+  if (r.jobs < 0) return Error(Errc::invalid_argument, "--jobs must be at least 1");
+  if (r.zstd_level < 1 || r.zstd_level > 19)
+    return Error(Errc::invalid_argument, "zstd level must be in 1..19");
+  if (r.block_entries < 256 || r.block_entries > (1u << 26))
+    return Error(Errc::invalid_argument, "block size must be in 256..67108864 entries");
+  if (r.db.empty()) return Error(Errc::invalid_argument, "--db is required");
+  if (r.kernel == Kernel::forward && kind != ValueKind::score)
+    return Error(Errc::invalid_argument,
+                 fmt::format("--kernel forward computes score values only; {} databases are "
+                             "built by the backward kernel",
+                             r.game));
+  if (r.metric == Metric::dtc && kind != ValueKind::dtm)
+    return Error(Errc::invalid_argument,
+                 fmt::format("--metric dtc is for distance-to-mate games; {} values are no "
+                             "distances",
+                             r.game));
+  return {};
+}
+
+std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes,
+                           int threads) {
+  const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
+  const std::uint64_t frontier = k == Kernel::backward ? entries / 10 * 8 * 3 : 0;
+  return entries * (1 + state_bytes) + frontier + writer;
+}
+
+}  // namespace builder
+}  // namespace retra

@@ -1,0 +1,462 @@
+// The build driver, written once for every game: option checks, the memory plan, the directory
+// lock, the store of finished values (in memory or block-wise), scheduling by dependencies (a TBB
+// flow graph: a segment starts when the segments it depends on are finished; small ones run side
+// by side on one thread each, large ones get every thread), the kernel, statistics, one commit
+// path (segment file written atomically, then the manifest) and one report.
+// Thread safety: one build per directory (lock file); inside, the flow graph's bodies share state
+// through the driver's mutex, atomics and the graph's happens-before edges.
+#pragma once
+
+#ifndef RETRA_NO_TBB
+#include <tbb/flow_graph.h>
+#include <tbb/task_arena.h>
+#endif
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/backward.hpp"
+#include "kernels/forward_iteration.hpp"
+#include "src/build/build.hpp"
+#include "src/build/finished.hpp"
+#include "src/database.hpp"
+#include "src/io/file.hpp"
+#include "src/memory.hpp"
+#include "src/memory_plan.hpp"
+#include "src/module/descriptor.hpp"
+#include "src/version.hpp"
+
+namespace retra::builder {
+
+// Checks what every game's build needs; the game's own options were checked by its module.
+Status check_request(const BuildRequest& r, ValueKind kind);
+
+// Bytes the kernel needs for a segment of `entries` positions: the value array, the kernel's own
+// per-position state (backward: counters of state_bytes each; forward: the capture values), the
+// backward kernel's frontiers (measured at most 7.5% of the positions; planned at 10%, 8 bytes
+// per entry, current + next + per-thread parts), and the segment writer's compression buffers.
+std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes, int threads);
+
+// Threads lent to segments that run at the same time: small segments take one, large ones all.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int n) : free_(n) {}
+  void acquire(int k) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return free_ >= k; });
+    free_ -= k;
+  }
+  void release(int k) {
+    {
+      std::lock_guard lock(mu_);
+      free_ += k;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int free_;
+};
+
+// Segments smaller than this are built on one thread, beside others.
+inline constexpr std::uint64_t kSmallSegment = 4u << 20;
+
+// Runs body(i) for every node i of a dependency graph (edges: deps(i)), each after its
+// dependencies, with up to `jobs` at once; `order` lists the nodes dependencies first.
+template <class Deps, class Body>
+void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body, int jobs) {
+#ifdef RETRA_NO_TBB
+  (void)nodes;
+  (void)deps;
+  (void)jobs;
+  for (int s : order) body(s);  // the order has every dependency first
+#else
+  tbb::task_arena arena(std::max(1, jobs));
+  arena.execute([&] {
+    tbb::flow::graph graph;
+    tbb::flow::broadcast_node<tbb::flow::continue_msg> start(graph);
+    std::vector<std::unique_ptr<tbb::flow::continue_node<tbb::flow::continue_msg>>> node(
+        static_cast<std::size_t>(nodes));
+    for (int s : order)
+      node[static_cast<std::size_t>(s)] =
+          std::make_unique<tbb::flow::continue_node<tbb::flow::continue_msg>>(
+              graph, [&body, s](const tbb::flow::continue_msg&) { body(s); });
+    for (int s : order) {
+      bool root = true;
+      for (int d : deps(s))
+        if (node[static_cast<std::size_t>(d)]) {
+          tbb::flow::make_edge(*node[static_cast<std::size_t>(d)],
+                               *node[static_cast<std::size_t>(s)]);
+          root = false;
+        }
+      if (root) tbb::flow::make_edge(start, *node[static_cast<std::size_t>(s)]);
+    }
+    start.try_put(tbb::flow::continue_msg());
+    graph.wait_for_all();
+  });
+#endif
+}
+
+template <GameDescriptor D>
+class Driver {
+  using G = typename D::Game;
+  using Seg = typename G::SegmentId;
+  using Clock = std::chrono::steady_clock;
+  static constexpr ValueKind K = G::kValueKind;
+
+ public:
+  explicit Driver(const BuildRequest& req) : req_(req) {}
+
+  Result<std::vector<SegmentReport>> run() {
+    RETRA_TRY(check_request(req_, K));
+    auto sel = D::select(req_.targets);
+    if (!sel) return std::move(sel).error();
+    sel_ = std::move(*sel);
+    const G& g = *sel_.game;
+    n_ = g.segments();
+    name_.resize(static_cast<std::size_t>(n_));
+    for (Seg s : sel_.order) name_[idx(s)] = D::segment_name(g, s);
+    for (Seg s : sel_.order) order_.push_back(static_cast<int>(s));
+
+    // What is built already, and the memory plan, before the directory is touched.
+    std::set<std::string> built;
+    {
+      std::error_code ec;
+      if (std::filesystem::exists(req_.db / format::kManifestName, ec))
+        if (auto existing = Database::open(req_.db))
+          for (const auto& rec : (*existing)->manifest().segments) built.insert(rec.name);
+    }
+    requested_.assign(static_cast<std::size_t>(n_), false);
+    todo_.assign(static_cast<std::size_t>(n_), false);
+    for (Seg s : sel_.named) requested_[idx(s)] = true;
+    for (int s : order_)
+      todo_[s] = !built.count(name_[s]) || (req_.force && requested_[s]);
+    RETRA_TRY(plan());
+
+    // Validate (and create) the directory, lock it, then read the manifest again under the lock:
+    // another build may have finished segments in between.
+    const DatabaseIdentity id{std::string(G::kName), std::string(G::kVariant),
+                              std::string(G::kIndexer), std::string(G::kValueEncoding)};
+    auto db = Database::open_for_build(req_.db, id);
+    if (!db) return std::move(db).error();
+    auto lock = io::DirectoryLock::acquire(req_.db);
+    if (!lock) return std::move(lock).error();
+    db = Database::open_for_build(req_.db, id);
+    if (!db) return std::move(db).error();
+    db_ = std::move(*db);
+
+    // Values of finished segments that later builds read, and how many builds still need each.
+    store_.emplace(*db_, n_, req_.threads);
+    users_ = std::vector<std::atomic<int>>(static_cast<std::size_t>(n_));
+    for (int s : order_)
+      if (todo_[s])
+        for (Seg d : g.dependencies(Seg(s))) ++users_[idx(d)];
+    pool_.emplace(req_.threads);
+    schedule(
+        order_, n_, [&](int s) { return deps(s); }, [&](int s) { run_segment(s); },
+        req_.jobs > 0 ? req_.jobs : req_.threads);
+    if (failure_) return *failure_;
+    // Report in dependency order, whatever order they finished in.
+    std::vector<SegmentReport> ordered;
+    for (int s : order_)
+      for (auto& r : reports_)
+        if (r.name == name_[s]) ordered.push_back(std::move(r));
+    return ordered;
+  }
+
+ private:
+  static std::size_t idx(const Seg& s) { return static_cast<std::size_t>(static_cast<int>(s)); }
+  std::vector<int> deps(int s) const {
+    std::vector<int> d;
+    for (Seg x : sel_.game->dependencies(Seg(s))) d.push_back(static_cast<int>(x));
+    return d;
+  }
+
+  // Segments in memory while segment s is built, in dependency order: its dependencies, and the
+  // segments built or loaded before it that a later build still needs.
+  std::uint64_t resident_bytes(std::size_t at) const {
+    const G& g = *sel_.game;
+    const int s = order_[at];
+    std::vector<bool> loaded(static_cast<std::size_t>(n_), false);  // before s: built or read
+    for (std::size_t k = 0; k < at; ++k) {
+      const int t = order_[k];
+      if (!todo_[t]) continue;
+      loaded[t] = true;
+      for (int d : deps(t)) loaded[d] = true;
+    }
+    std::vector<bool> needed(static_cast<std::size_t>(n_), false);  // by s or a later build
+    for (std::size_t k = at; k < order_.size(); ++k)
+      if (todo_[order_[k]])
+        for (int d : deps(order_[k])) needed[d] = true;
+    std::uint64_t bytes = 0;
+    for (int d : deps(s)) bytes += g.segment_size(Seg(d));
+    const auto own = deps(s);
+    for (int d = 0; d < n_; ++d)
+      if (loaded[d] && needed[d] && std::find(own.begin(), own.end(), d) == own.end())
+        bytes += g.segment_size(Seg(d));
+    return bytes;
+  }
+
+  Status plan() {
+    const G& g = *sel_.game;
+    std::vector<SegmentNeed> needs;
+    const std::size_t state = req_.kernel == Kernel::forward ? 1 : kernels::backward_state_bytes<G>();
+    for (std::size_t k = 0; k < order_.size(); ++k) {
+      const int s = order_[k];
+      if (!todo_[s]) continue;
+      needs.push_back({name_[s], kernel_bytes(req_.kernel, g.segment_size(Seg(s)), state,
+                                              req_.threads),
+                       resident_bytes(k)});
+    }
+    auto p = plan_memory(needs, req_.memory_limit ? req_.memory_limit : default_memory_limit());
+    if (!p) return std::move(p).error();
+    in_memory_.assign(static_cast<std::size_t>(n_), true);
+    for (const auto& sp : p->segments)
+      for (int s : order_)
+        if (name_[s] == sp.need.name) in_memory_[s] = sp.dependencies_in_memory && !req_.low_memory;
+    if (req_.on_plan) req_.on_plan(*p);
+    return {};
+  }
+
+  void fail(Error e) {
+    std::lock_guard l(mu_);
+    if (!failure_) failure_ = std::move(e);
+    failed_ = true;
+  }
+
+  void report(SegmentReport r) {
+    std::lock_guard l(mu_);
+    if (req_.on_segment) req_.on_segment(r);
+    reports_.push_back(std::move(r));
+  }
+
+  // A segment built before: its report from the manifest (only when it was asked for).
+  void report_skipped(int s) {
+    if (!requested_[s]) return;
+    const format::SegmentRecord* rec;
+    {
+      std::lock_guard l(mu_);
+      rec = db_->manifest().find(name_[s]);
+    }
+    SegmentReport r;
+    r.name = name_[s];
+    r.entries = rec->entries;
+    r.skipped = true;
+    r.kernel = rec->build.value("kernel", "");
+    r.metric = rec->build.value("metric", rec->stats.value("metric", ""));
+    r.iterations = rec->build.value("iterations", rec->build.value("levels", 0));
+    r.threads = rec->build.value("threads", 0);
+    r.kernel_seconds = rec->build.value("kernel_seconds", 0.0);
+    r.seconds = rec->build.value("seconds", 0.0);
+    r.rss_bytes = rec->build.value("rss_bytes", std::uint64_t{0});
+    r.file_bytes = rec->file_bytes;
+    r.raw_bytes = rec->raw_bytes;
+    r.stats = rec->stats;
+    report(std::move(r));
+  }
+
+  void run_segment(int s) {
+    if (failed_) return;
+    if (!todo_[s]) return report_skipped(s);
+    if (Status st = build_segment(s); !st) fail(std::move(st).error());
+  }
+
+  // Makes the values of s's dependencies available to its kernel.
+  Status gather(int s, Lookup<G>& lookup) {
+    const G& g = *sel_.game;
+    if (in_memory_[s]) {
+      for (int d : deps(s)) {
+        auto v = store_->load(d, name_[d], g.segment_size(Seg(d)));
+        if (!v) return std::move(v).error();
+        lookup.use(d, std::move(*v));
+      }
+      return {};
+    }
+    store_->drop_all();  // the plan counted none of them: read the targets from disk
+    for (int d : deps(s)) {
+      std::lock_guard l(mu_);
+      auto r = store_->reader(name_[d]);
+      if (!r) return std::move(r).error();
+      lookup.use(d, *r);
+    }
+    return {};
+  }
+
+  struct KernelRun {
+    std::string kernel, metric;
+    int iterations = 0;
+    nlohmann::json stats;
+  };
+
+  Result<KernelRun> run_kernel(int s, std::span<std::uint8_t> values, Lookup<G>& lookup,
+                               int threads) {
+    const G& g = *sel_.game;
+    kernels::KernelOptions ko;
+    ko.threads = threads;
+    ko.chunk = req_.block_entries;
+    ko.progress = req_.progress;
+    ko.label = D::segment_label(name_[s]);
+    ko.tuning = req_.tuning;
+    KernelRun kr;
+    kr.kernel = std::string(kernel_name(req_.kernel));
+    if constexpr (K == ValueKind::score) {
+      if (req_.kernel == Kernel::forward) {
+        auto exits = LargeArray<std::int8_t>::allocate(values.size(), req_.tuning.huge_pages);
+        if (!exits) return std::move(exits).error();
+        const std::span<std::int8_t> v(reinterpret_cast<std::int8_t*>(values.data()),
+                                       values.size());
+        const auto st = kernels::forward_iteration(g, Seg(s), v, exits->span(), lookup, ko);
+        kr.iterations = st.iterations;
+        kr.stats = {{"sweeps", st.iterations},
+                    {"capture_seconds", st.capture_seconds},
+                    {"iterate_seconds", st.iterate_seconds}};
+        return kr;
+      }
+    }
+    if constexpr (K == ValueKind::dtm) {
+      ko.dtc = req_.metric == Metric::dtc;
+      kr.metric = ko.dtc ? "dtc" : "dtm";
+    }
+    auto st = kernels::backward(g, Seg(s), values, lookup, ko);
+    if constexpr (K == ValueKind::dtm) {
+      if (!st && !ko.dtc && st.error().cause() == Cause::distance_overflow) {
+        // A distance beyond one byte: distance to conversion instead (Fang 3.3).
+        ko.dtc = true;
+        kr.metric = "dtc";
+        st = kernels::backward(g, Seg(s), values, lookup, ko);
+      }
+    }
+    if (!st) return std::move(st).error();
+    kr.iterations = st->levels;
+    kr.stats = {{"stages", st->stages},
+                {"levels", st->levels},
+                {"decided", st->decided},
+                {"max_frontier", st->max_frontier},
+                {"predecessors", st->predecessors},
+                {"counter_bits", st->counter_bits},
+                {"init_seconds", st->init_seconds},
+                {"scan_seconds", st->scan_seconds},
+                {"propagate_seconds", st->propagate_seconds}};
+    return kr;
+  }
+
+  Status build_segment(int s) {
+    const G& g = *sel_.game;
+    const std::string& name = name_[s];
+    const std::uint64_t entries = g.segment_size(Seg(s));
+    Lookup<G> lookup(n_);
+    RETRA_TRY(gather(s, lookup));
+    const int threads = entries < kSmallSegment ? 1 : req_.threads;
+    pool_->acquire(threads);
+    struct Release {
+      ThreadPool& p;
+      int k;
+      ~Release() { p.release(k); }
+    } release{*pool_, threads};
+    const auto t0 = Clock::now();  // the segment's own time, not its wait for threads
+    auto values = Values::allocate(entries, req_.tuning.huge_pages);
+    if (!values) return std::move(values).error();
+    const auto tk = Clock::now();
+    auto kr = run_kernel(s, values->span(), lookup, threads);
+    if (!kr) return std::move(kr).error();
+    RETRA_TRY(lookup.take_error());
+    SegmentReport r;
+    r.name = name;
+    r.entries = entries;
+    r.kernel = kr->kernel;
+    r.metric = kr->metric;
+    r.iterations = kr->iterations;
+    r.threads = threads;
+    r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
+    r.rss_bytes = current_rss_bytes();
+
+    const auto ts = Clock::now();
+    r.stats = D::stats_json(D::statistics(g, Seg(s), values->span(), threads));
+    if (!r.metric.empty()) r.stats["metric"] = r.metric;
+    const double stats_seconds = std::chrono::duration<double>(Clock::now() - ts).count();
+
+    progress_phase(req_.progress, D::segment_label(name) + ": writing", 0);
+    const format::SegmentInfo info{std::string(G::kName),
+                                   std::string(G::kVariant),
+                                   std::string(G::kIndexer),
+                                   std::string(G::kValueEncoding),
+                                   name,
+                                   entries,
+                                   1,
+                                   req_.block_entries};
+    auto written =
+        format::write_segment(db_->segment_path(name), info, values->span(),
+                              {req_.zstd_level, threads});
+    if (!written) return std::move(written).error();
+    r.file_bytes = written->file_bytes;
+    r.raw_bytes = written->raw_bytes;
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+    format::SegmentRecord rec;
+    rec.name = name;
+    rec.file = db_->segment_path(name).filename().string();
+    rec.entries = entries;
+    rec.file_bytes = written->file_bytes;
+    rec.raw_bytes = written->raw_bytes;
+    rec.header_checksum = written->header_checksum;
+    rec.build = {{"kernel", r.kernel},
+                 {"threads", threads},
+                 {"iterations", r.iterations},
+                 {"kernel_stats", kr->stats},
+                 {"kernel_seconds", r.kernel_seconds},
+                 {"stats_seconds", stats_seconds},
+                 {"seconds", r.seconds},
+                 {"rss_bytes", r.rss_bytes},
+                 {"capture_targets", in_memory_[s] ? "memory" : "block-wise"},
+                 {"block_entries", req_.block_entries},
+                 {"zstd_level", req_.zstd_level},
+                 {"tuning", req_.tuning.to_string()},
+                 {"tool_version", std::string(kVersion)},
+                 {"finished", format::utc_now_iso8601()}};
+    if (!r.metric.empty()) rec.build["metric"] = r.metric;
+    rec.stats = r.stats;
+    {
+      std::lock_guard l(mu_);
+      RETRA_TRY(db_->commit_segment(std::move(rec), &D::segment_less));
+    }
+    report(std::move(r));
+    // Keep the values while later builds read them; forget dependencies nobody needs any more.
+    if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s])
+      store_->keep(s, std::move(*values));
+    for (int d : deps(s))
+      if (--users_[static_cast<std::size_t>(d)] == 0) store_->drop(d);
+    return {};
+  }
+
+  const BuildRequest& req_;
+  Selection<G> sel_;
+  int n_ = 0;
+  std::vector<int> order_;
+  std::vector<std::string> name_;  // by segment id
+  std::vector<bool> requested_, todo_, in_memory_;
+  std::unique_ptr<Database> db_;
+  std::optional<FinishedStore> store_;
+  std::vector<std::atomic<int>> users_;
+  std::optional<ThreadPool> pool_;
+  std::mutex mu_;  // manifest, reports, first error, callbacks
+  std::vector<SegmentReport> reports_;
+  std::optional<Error> failure_;
+  std::atomic<bool> failed_{false};
+};
+
+template <GameDescriptor D>
+Result<std::vector<SegmentReport>> run(const BuildRequest& req) {
+  return Driver<D>(req).run();
+}
+
+}  // namespace retra::builder

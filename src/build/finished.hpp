@@ -1,0 +1,117 @@
+// Values of finished segments that later builds read through their converting moves: kept in
+// memory after they are built, loaded from disk when needed, or read block-wise through the
+// segment reader's cache when the memory plan says they do not fit (FinishedStore); and the
+// kernels' view of them for one segment's build (Lookup). Nothing here knows a game.
+// Thread safety: FinishedStore's members lock; a Lookup is filled before its kernel starts and is
+// then read by all the kernel's threads (a failed block read is recorded under a lock, because the
+// kernel cannot stop mid-loop, and reported after the kernel).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "retra/error.hpp"
+#include "retra/game.hpp"
+#include "src/database.hpp"
+#include "src/memory.hpp"
+
+namespace retra::builder {
+
+using Values = LargeArray<std::uint8_t>;
+
+class FinishedStore {
+ public:
+  FinishedStore(const Database& db, int segments, int threads)
+      : db_(db), threads_(threads), mem_(static_cast<std::size_t>(segments)) {}
+
+  // Segment s in memory: kept since its build, or decompressed from disk now (once).
+  Result<std::shared_ptr<const Values>> load(int s, const std::string& name, std::uint64_t size) {
+    std::lock_guard lock(mu_);
+    if (auto& m = mem_[static_cast<std::size_t>(s)]) return std::shared_ptr<const Values>(m);
+    auto reader = db_.segment(name);
+    if (!reader) return std::move(reader).error();
+    auto arr = Values::allocate(size);
+    if (!arr) return std::move(arr).error();
+    RETRA_TRY((*reader)->read_all(arr->span(), threads_));
+    auto p = std::make_shared<Values>(std::move(*arr));
+    mem_[static_cast<std::size_t>(s)] = p;
+    return std::shared_ptr<const Values>(p);
+  }
+  Result<const format::SegmentReader*> reader(const std::string& name) const {
+    return db_.segment(name);
+  }
+  void keep(int s, Values values) {
+    std::lock_guard lock(mu_);
+    mem_[static_cast<std::size_t>(s)] = std::make_shared<Values>(std::move(values));
+  }
+  // Forgets segment s (a running build that holds it keeps it alive until it finishes).
+  void drop(int s) {
+    std::lock_guard lock(mu_);
+    mem_[static_cast<std::size_t>(s)].reset();
+  }
+  void drop_all() {
+    std::lock_guard lock(mu_);
+    for (auto& m : mem_) m.reset();
+  }
+
+ private:
+  const Database& db_;
+  int threads_;
+  std::mutex mu_;
+  std::vector<std::shared_ptr<Values>> mem_;
+};
+
+// lower(segment, index) and lower.prefetch(segment, index) for the kernels: the decoded value of
+// a position in a finished segment. Virtual segments (the rules give their values) answer with
+// the index itself.
+template <Game G>
+class Lookup {
+  using Seg = typename G::SegmentId;
+
+ public:
+  explicit Lookup(int segments)
+      : mem_(static_cast<std::size_t>(segments), nullptr),
+        readers_(static_cast<std::size_t>(segments), nullptr) {}
+  void use(int s, std::shared_ptr<const Values> v) {
+    mem_[static_cast<std::size_t>(s)] = v->data();
+    hold_.push_back(std::move(v));
+  }
+  void use(int s, const format::SegmentReader* r) { readers_[static_cast<std::size_t>(s)] = r; }
+
+  // The hot path: one predictable branch when everything is in memory.
+  int operator()(const Seg& s, std::uint64_t index) const {
+    if constexpr (HasVirtualSegments<G>)
+      if (G::virtual_segment(s)) return static_cast<int>(index);
+    if (const std::uint8_t* d = mem_[static_cast<std::size_t>(s)])
+      return decode_value<G::kValueKind>(d[index]);
+    auto v = readers_[static_cast<std::size_t>(s)]->byte_at(index);
+    if (v) return decode_value<G::kValueKind>(*v);
+    std::lock_guard lock(error_mu_);
+    if (!error_) error_ = v.error();
+    return 0;
+  }
+  void prefetch(const Seg& s, std::uint64_t index) const {
+    if constexpr (HasVirtualSegments<G>)
+      if (G::virtual_segment(s)) return;
+    if (const std::uint8_t* d = mem_[static_cast<std::size_t>(s)]) __builtin_prefetch(d + index);
+  }
+  // The first failed block read of the kernel's run, if any.
+  Status take_error() {
+    std::lock_guard lock(error_mu_);
+    if (error_) return *std::exchange(error_, std::nullopt);
+    return {};
+  }
+
+ private:
+  std::vector<const std::uint8_t*> mem_;
+  std::vector<const format::SegmentReader*> readers_;
+  std::vector<std::shared_ptr<const Values>> hold_;
+  mutable std::mutex error_mu_;
+  mutable std::optional<Error> error_;
+};
+
+}  // namespace retra::builder

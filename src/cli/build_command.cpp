@@ -1,0 +1,152 @@
+// `retra build <game>`: one subcommand per registered game, with the options every game shares,
+// the ones its value kind allows (--kernel for score games, --metric for distance-to-mate games)
+// and its module's own target options. Thin: parse, call build(), print the module's rows.
+// Thread safety: main thread (build callbacks are serialized by the library).
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "src/build/build.hpp"
+#include "src/memory.hpp"
+
+namespace retra::cli {
+
+namespace {
+
+struct BuildArgs {
+  OptionValues targets;  // the module's own options, by flag
+  std::string kernel = "backward";
+  std::string metric = "dtm";
+  int jobs = 0;
+  int zstd_level = 3;
+  std::uint32_t block_size = format::kDefaultBlockEntries;
+  bool force = false;
+  std::string memory = "80%";
+  bool low_memory = false;
+  std::string tune;
+};
+
+int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
+  auto targets = game.targets(a.targets);
+  if (!targets) return report_error(c, targets.error());
+  BuildRequest req;
+  req.game = std::string(game.name());
+  req.targets = *targets;
+  req.db = c.db;
+  req.threads = c.resolved_threads();
+  req.jobs = a.jobs;
+  req.force = a.force;
+  auto kernel = parse_kernel(a.kernel);
+  if (!kernel) return report_error(c, kernel.error());
+  req.kernel = *kernel;
+  if (a.metric != "dtm" && a.metric != "dtc")
+    return report_error(c, Error(Errc::invalid_argument,
+                                 fmt::format("--metric '{}': use dtm (distance to mate, falling "
+                                             "back to dtc only where it overflows) or dtc",
+                                             a.metric)));
+  req.metric = a.metric == "dtc" ? Metric::dtc : Metric::automatic;
+  req.zstd_level = a.zstd_level;
+  req.block_entries = a.block_size;
+  auto limit = parse_memory_size(a.memory);
+  if (!limit) return report_error(c, limit.error());
+  req.memory_limit = *limit;
+  req.low_memory = a.low_memory;
+  if (!a.tune.empty()) {
+    auto t = Tuning::parse(a.tune);
+    if (!t) return report_error(c, t.error());
+    req.tuning = *t;
+  }
+  Progress progress;
+  ProgressBar bar(progress, c.progress && !c.json);
+  req.progress = &progress;
+  nlohmann::json plan_json;
+  const Nouns& nouns = game.nouns();
+  req.on_plan = [&](const MemoryPlan& p) {
+    plan_json = {
+        {"peak_bytes", p.peak_bytes}, {"peak_segment", p.peak_segment}, {"limit_bytes", p.limit}};
+    if (c.json) return;
+    bar.println(fmt::format("building {} {} {} and the {} they need into {} with {} thread{} "
+                            "(kernel {})",
+                            game.name(), req.targets.size(), nouns.segments, nouns.segments,
+                            req.db.string(), req.threads, req.threads == 1 ? "" : "s",
+                            a.kernel));
+    bar.println(p.summary());
+    bar.println(game.report_header());
+  };
+  if (!c.json) req.on_segment = [&](const SegmentReport& r) { bar.println(game.report_row(r)); };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto res = build(req);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!res) return report_error(c, res.error());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : *res) list.push_back(game.report_json(r));
+  nlohmann::json j = {{"ok", true},
+                      {"game", game.name()},
+                      {"db", c.db.string()},
+                      {"threads", req.threads},
+                      {"memory_plan", plan_json},
+                      {std::string(nouns.segments), list}};
+  std::string line;
+  game.report_totals(*res, j, line);
+  j["seconds"] = total;
+  j["peak_rss_bytes"] = peak_rss_bytes();
+  if (c.json)
+    print_json(j);
+  else
+    bar.println(fmt::format("total: {}, {:.2f} s, peak RSS {}", line, total,
+                            format_bytes(peak_rss_bytes())));
+  return kOk;
+}
+
+void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
+  auto* sub = build.add_subcommand(std::string(game.name()), std::string(game.summary()));
+  auto a = std::make_shared<BuildArgs>();
+  for (const OptionSpec& spec : game.target_options()) {
+    auto* opt = sub->add_option(std::string(spec.flag), a->targets[std::string(spec.flag)],
+                                std::string(spec.help));
+    if (spec.list)
+      opt->delimiter(',');
+    else
+      opt->expected(1);
+    if (spec.required) opt->required();
+  }
+  sub->add_option("--db", c.db, "Database directory (created if missing)")->required();
+  sub->add_option("--threads", c.threads, "Worker threads (default: all hardware threads)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--jobs", a->jobs, "Segments built at once (default: up to --threads)")
+      ->check(CLI::Range(1, 4096));
+  if (game.value_kind() == ValueKind::score)
+    sub->add_option("--kernel", a->kernel,
+                    "Retrograde kernel: backward (default, fastest) or forward (van der Goot)")
+        ->check(CLI::IsMember({"forward", "backward"}));
+  if (game.value_kind() == ValueKind::dtm)
+    sub->add_option("--metric", a->metric,
+                    "dtm (default; dtc only where a distance exceeds 254 plies) or dtc "
+                    "(distance to conversion everywhere)");
+  sub->add_option("--zstd-level", a->zstd_level, "zstd compression level of the segments")
+      ->check(CLI::Range(1, 19));
+  sub->add_option("--block-size", a->block_size, "Entries per compressed block")
+      ->check(CLI::Range(256, 1 << 26));
+  sub->add_flag("--force", a->force, "Rebuild the named segments if they exist");
+  sub->add_option("--memory", a->memory,
+                  "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "
+                  "cannot fit is refused before it starts");
+  sub->add_flag("--low-memory", a->low_memory,
+                "Read finished segments block-wise from disk instead of loading them (slower)");
+  sub->add_option("--tune", a->tune,
+                  "Switch kernel optimizations off for measurements: huge_pages=0, prefetch=0, "
+                  "simd_scan=0, pack_frontier=0 (comma separated; docs/PERFORMANCE.md)");
+  sub->add_flag("--json", c.json, "Print the report as JSON");
+  sub->add_flag("!--no-progress", c.progress, "No progress bar");
+  sub->callback([&c, &exit, &game, a] { exit = run_build(c, game, *a); });
+}
+
+}  // namespace
+
+void add_build_commands(CLI::App& build, Common& common, int& exit) {
+  for (const GameModule* m : modules()) add_build(build, *m, common, exit);
+}
+
+}  // namespace retra::cli

@@ -1,0 +1,122 @@
+// A game module as every layer above the kernels sees it: one table of entry points per game (in
+// the spirit of GamesmanOne's per-game API), so that the build driver, the verify driver, the
+// probe core, the solver and the CLI are written once and name no game. A game writes a typed
+// descriptor (src/module/descriptor.hpp) and gets this table from ModuleOf<Descriptor>
+// (src/module/module_of.hpp); src/games/registry.cpp lists the modules, one line per game.
+// Thread safety: modules are immutable; every entry point is reentrant.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "retra/error.hpp"
+#include "retra/game.hpp"
+#include "retra/solve.hpp"
+#include "src/build/build.hpp"
+#include "src/database.hpp"
+#include "src/probe/locator.hpp"
+#include "src/verify/verify.hpp"
+
+namespace retra {
+
+// A build option of one game only: which segments to build (a range, a list of names, a set).
+struct OptionSpec {
+  std::string_view flag;  // "--endgame"
+  std::string_view help;
+  bool list = false;      // repeatable, values comma separated
+  bool required = false;  // CLI11 reports "--x is required" when missing
+};
+// The values given on the command line, by flag (absent flags are absent).
+using OptionValues = std::map<std::string, std::vector<std::string>, std::less<>>;
+
+// How a game names its segments and what they hold, for reports and messages.
+struct Nouns {
+  std::string_view segment;   // "segment", "endgame"
+  std::string_view segments;  // the plural, also the JSON key of per-segment lists
+  std::string_view entries;   // what a segment holds: "entries", "positions"
+};
+
+// What `retra solve` may ask of a game.
+struct SolverSpec {
+  std::string_view units;  // what --leaf-max counts: "pieces", ...
+  int leaf_min = 0, leaf_max = 0;
+  int threshold_min = 0, threshold_max = 0;  // --threshold range
+  std::string_view threshold_help;           // what a threshold means, for errors and help
+};
+
+// A command's output: one JSON document (--json) or human text.
+struct Report {
+  nlohmann::json json;
+  std::string text;
+};
+
+// What `retra solve` found, for the game to describe in its own terms.
+struct SolveRun {
+  std::string position;   // as given
+  std::string algorithm;  // its name
+  int leaf_max = 0;       // the leaf limit the solver used
+  std::optional<int> threshold;
+  solve::Outcome outcome = solve::Outcome::unknown;  // with a threshold
+  std::optional<solve::Solution> solution;           // without one
+  solve::Stats stats;
+};
+
+class GameModule {
+ public:
+  virtual ~GameModule() = default;
+
+  // ---- identity ------------------------------------------------------------------------------
+  virtual std::string_view name() const = 0;
+  virtual std::string_view summary() const = 0;
+  virtual DatabaseIdentity identity() const = 0;
+  virtual ValueKind value_kind() const = 0;
+  virtual const Nouns& nouns() const = 0;
+
+  // ---- build ---------------------------------------------------------------------------------
+  virtual std::span<const OptionSpec> target_options() const = 0;
+  // The segments the options name (checked: every name is one of the game's segments).
+  virtual Result<std::vector<std::string>> targets(const OptionValues& values) const = 0;
+  // Builds request.targets and every segment they need (the generic build driver).
+  virtual Result<std::vector<SegmentReport>> build(const BuildRequest& request) const = 0;
+  virtual std::string report_header() const = 0;
+  virtual std::string report_row(const SegmentReport& r) const = 0;
+  virtual nlohmann::json report_json(const SegmentReport& r) const = 0;
+  // Totals over a whole build: fields for the JSON report and one line of text.
+  virtual void report_totals(const std::vector<SegmentReport>& reports, nlohmann::json& json,
+                             std::string& line) const = 0;
+
+  // ---- verify --------------------------------------------------------------------------------
+  virtual Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) const = 0;
+
+  // ---- probe ---------------------------------------------------------------------------------
+  // Finds the segment and index of a position given as text; segments: the manifest's names.
+  virtual std::unique_ptr<probe::Locator> locator(std::span<const std::string> segments) const = 0;
+  // `retra probe`: the value, every move's value, the best moves.
+  virtual Result<Report> probe_report(const Database& db, std::string_view position) const = 0;
+  // `retra stats`: the statistics of every segment (and a plot where the game draws one).
+  virtual Result<Report> stats_report(const Database& db,
+                                      const std::optional<std::string>& plot) const = 0;
+
+  // ---- solve ---------------------------------------------------------------------------------
+  virtual const SolverSpec& solver_spec() const = 0;
+  // A solver over the database's values; leaf_max limits the leaves (nullopt: all it holds).
+  virtual Result<std::unique_ptr<solve::Solver>> solver(const probe::Prober& db,
+                                                        const solve::Options& opt,
+                                                        std::optional<int> leaf_max) const = 0;
+  virtual Result<Report> solve_report(const SolveRun& run) const = 0;
+};
+
+// The registry (src/games/registry.cpp): every game this retra knows.
+std::span<const GameModule* const> modules();
+const GameModule* find_module(std::string_view name);
+// The known names, comma separated, for messages.
+std::string module_names();
+
+}  // namespace retra

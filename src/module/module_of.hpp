@@ -1,0 +1,79 @@
+// ModuleOf<D>: the game-blind table (src/module/module.hpp) of a typed game descriptor
+// (src/module/descriptor.hpp). Each game instantiates it once, in its own folder
+// (src/games/<game>/module.cpp), which is where the generic build and verify drivers and the
+// solver engine are compiled for that game.
+// Thread safety: immutable; every member is reentrant.
+#pragma once
+
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "src/build/driver.hpp"
+#include "src/module/descriptor.hpp"
+#include "src/module/module.hpp"
+#include "src/solve/engine_solver.hpp"
+#include "src/verify/driver.hpp"
+
+namespace retra {
+
+template <GameDescriptor D>
+class ModuleOf final : public GameModule {
+  using G = typename D::Game;
+
+ public:
+  std::string_view name() const override { return G::kName; }
+  std::string_view summary() const override { return D::kSummary; }
+  DatabaseIdentity identity() const override {
+    return {std::string(G::kName), std::string(G::kVariant), std::string(G::kIndexer),
+            std::string(G::kValueEncoding)};
+  }
+  ValueKind value_kind() const override { return G::kValueKind; }
+  const Nouns& nouns() const override { return D::kNouns; }
+
+  std::span<const OptionSpec> target_options() const override { return D::target_options(); }
+  Result<std::vector<std::string>> targets(const OptionValues& values) const override {
+    return D::targets(values);
+  }
+  Result<std::vector<SegmentReport>> build(const BuildRequest& request) const override {
+    return builder::run<D>(request);
+  }
+  std::string report_header() const override { return D::report_header(); }
+  std::string report_row(const SegmentReport& r) const override { return D::report_row(r); }
+  nlohmann::json report_json(const SegmentReport& r) const override { return D::report_json(r); }
+  void report_totals(const std::vector<SegmentReport>& reports, nlohmann::json& json,
+                     std::string& line) const override {
+    D::report_totals(reports, json, line);
+  }
+
+  Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) const override {
+    return verifier::run<D>(db, opt);
+  }
+
+  std::unique_ptr<probe::Locator> locator(std::span<const std::string> segments) const override {
+    return D::locator(segments);
+  }
+  Result<Report> probe_report(const Database& db, std::string_view position) const override {
+    return D::probe_report(db, position);
+  }
+  Result<Report> stats_report(const Database& db,
+                              const std::optional<std::string>& plot) const override {
+    return D::stats_report(db, plot);
+  }
+
+  const SolverSpec& solver_spec() const override { return D::kSolver; }
+  Result<std::unique_ptr<solve::Solver>> solver(const probe::Prober& db, const solve::Options& opt,
+                                                std::optional<int> leaf_max) const override {
+    if (leaf_max && (*leaf_max < D::kSolver.leaf_min || *leaf_max > D::kSolver.leaf_max))
+      return Error(Errc::invalid_argument,
+                   fmt::format("--leaf-max {}: {} leaves hold {}..{} {}", *leaf_max, G::kName,
+                               D::kSolver.leaf_min, D::kSolver.leaf_max, D::kSolver.units));
+    auto leaves = D::leaf_limit(db, leaf_max);
+    if (!leaves) return std::move(leaves).error();
+    return std::unique_ptr<solve::Solver>(
+        std::make_unique<solve::EngineSolver<typename D::Solver>>(db, opt, *leaves));
+  }
+  Result<Report> solve_report(const SolveRun& run) const override { return D::solve_report(run); }
+};
+
+}  // namespace retra

@@ -1,0 +1,176 @@
+// The inside of retra::probe::Prober, shared by the game-blind core (prober.cpp) and the thin
+// typed entry points that each game adds in its own folder: segment slots opened on first use,
+// one sharded LRU cache of decompressed blocks, and reads of located positions, one at a time or
+// grouped by block. Nothing here knows a game.
+// Thread safety: every member may be called from many threads; each slot opens once
+// (call_once), each cache shard has its own lock, and a block is decompressed outside any lock.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "retra/error.hpp"
+#include "retra/probe.hpp"
+#include "src/database.hpp"
+#include "src/probe/locator.hpp"
+
+namespace retra::probe {
+
+namespace detail {
+
+Status status_of(Errc e);
+inline Value failure(Status s, std::string msg) {
+  Value v;
+  v.status = s;
+  v.message = std::move(msg);
+  return v;
+}
+inline Value failure(const Error& e) { return failure(status_of(e.code()), e.message()); }
+inline Value success(int value) {
+  Value v;
+  v.value = value;
+  return v;
+}
+Value wrong_game(std::string_view asked, std::string_view held);
+
+// One LRU of decompressed blocks per shard; the shard is chosen by the block key's hash, so
+// threads probing different blocks rarely share a lock. Capacity is in bytes, split evenly.
+class BlockCache {
+ public:
+  static constexpr std::size_t kShards = 64;
+  explicit BlockCache(std::size_t bytes) : per_shard_(bytes / kShards) {}
+
+  // Reads the byte at `offset` of block `key`, loading the block with `load` on a miss.
+  template <class Load>
+  Value byte(std::uint64_t key, std::uint32_t offset, Load&& load) {
+    Shard& s = shard(key);
+    {
+      std::lock_guard lock(s.mu);
+      if (auto it = s.map.find(key); it != s.map.end()) {
+        s.lru.splice(s.lru.begin(), s.lru, it->second);
+        s.hits.fetch_add(1, std::memory_order_relaxed);
+        return success(it->second->data[offset]);
+      }
+    }
+    s.misses.fetch_add(1, std::memory_order_relaxed);
+    std::vector<std::uint8_t> block;
+    if (Status st = load(block); st != Status::ok) return failure(st, std::move(last_error_));
+    const int v = block[offset];
+    insert(s, key, std::move(block));
+    return success(v);
+  }
+
+  // Several offsets of one block under one lock (batches).
+  template <class Load>
+  void bytes(std::uint64_t key, std::span<const std::uint32_t> offsets, std::span<Value*> out,
+             Load&& load) {
+    Shard& s = shard(key);
+    {
+      std::lock_guard lock(s.mu);
+      if (auto it = s.map.find(key); it != s.map.end()) {
+        s.lru.splice(s.lru.begin(), s.lru, it->second);
+        s.hits.fetch_add(offsets.size(), std::memory_order_relaxed);
+        for (std::size_t i = 0; i < offsets.size(); ++i)
+          *out[i] = success(it->second->data[offsets[i]]);
+        return;
+      }
+    }
+    s.misses.fetch_add(1, std::memory_order_relaxed);
+    s.hits.fetch_add(offsets.size() - 1, std::memory_order_relaxed);
+    std::vector<std::uint8_t> block;
+    if (Status st = load(block); st != Status::ok) {
+      const std::string msg = last_error_;
+      for (Value* v : out) *v = failure(st, msg);
+      return;
+    }
+    for (std::size_t i = 0; i < offsets.size(); ++i) *out[i] = success(block[offsets[i]]);
+    insert(s, key, std::move(block));
+  }
+
+  void set_error(std::string msg) { last_error_ = std::move(msg); }
+  CacheStats stats() const;
+
+ private:
+  struct Entry {
+    std::uint64_t key;
+    std::vector<std::uint8_t> data;
+  };
+  struct Shard {
+    mutable std::mutex mu;
+    std::list<Entry> lru;  // most recent first
+    std::unordered_map<std::uint64_t, std::list<Entry>::iterator> map;
+    std::size_t bytes = 0;
+    std::atomic<std::uint64_t> hits{0}, misses{0};
+  };
+
+  Shard& shard(std::uint64_t key) {
+    return shards_[(key * 0x9E3779B97F4A7C15ull) >> 58];  // top 6 bits: 64 shards
+  }
+  void insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> block);
+
+  std::size_t per_shard_;
+  Shard shards_[kShards];
+  // Message of the failed load of the calling thread (set just before load returns an error).
+  static thread_local std::string last_error_;
+};
+
+// A located probe of a batch: where it reads, and which output it fills.
+struct Located {
+  int slot;
+  std::uint64_t index;
+  std::size_t out;
+};
+
+}  // namespace detail
+
+struct Prober::Impl {
+  std::unique_ptr<Database> db;
+  std::string game;
+  std::unique_ptr<Locator> locator;  // the game's: position text -> slot and index
+  // Segments by slot (manifest order), opened on first use.
+  struct Slot {
+    std::string name;
+    std::once_flag once;
+    std::atomic<const format::SegmentReader*> reader{nullptr};
+    Error error{Errc::internal, ""};
+  };
+  std::vector<std::unique_ptr<Slot>> slots;
+  std::map<std::string, int, std::less<>> by_name;
+  std::unique_ptr<detail::BlockCache> cache;
+
+  const format::SegmentReader* reader(Slot& s, Value* err) const;
+  Status load(const format::SegmentReader& r, std::uint64_t block,
+              std::vector<std::uint8_t>& out) const;
+  // The stored byte of slot `slot` at `index`, through the cache.
+  Value byte(int slot, std::uint64_t index) const;
+
+  // A located position's value: exact, or the stored byte decoded.
+  template <class Decode>
+  Value read(const Location& where, Decode&& decode) const {
+    if (where.slot < 0) return detail::success(where.value);
+    Value v = byte(where.slot, where.index);
+    if (v) v.value = decode(static_cast<std::uint8_t>(v.value));
+    return v;
+  }
+  // Reads every located probe of a batch, each block once; out[todo[i].out] gets its value.
+  template <class Decode>
+  void read_batch(std::vector<detail::Located>& todo, std::span<Value> out,
+                  Decode&& decode) const {
+    read_sorted(todo, out);
+    for (const auto& t : todo)
+      if (out[t.out]) out[t.out].value = decode(static_cast<std::uint8_t>(out[t.out].value));
+  }
+
+ private:
+  void read_sorted(std::vector<detail::Located>& todo, std::span<Value> out) const;
+};
+
+}  // namespace retra::probe
