@@ -29,8 +29,8 @@ Result<Kernel> parse_kernel(std::string_view name) {
 Result<std::vector<SegmentReport>> build(const BuildRequest& request) {
   const GameModule* m = find_module(request.game);
   if (!m)
-    return Error(Errc::invalid_argument, fmt::format("unknown game '{}'; known games: {}",
-                                                     request.game, module_names()));
+    return Error(Errc::invalid_argument,
+                 fmt::format("unknown game '{}'; known games: {}", request.game, module_names()));
   return m->build(request);
 }
 
@@ -58,8 +58,7 @@ Status check_request(const BuildRequest& r, ValueKind kind) {
   return {};
 }
 
-std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes,
-                           int threads) {
+std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes, int threads) {
   const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
   const std::uint64_t frontier = k == Kernel::backward ? entries / 10 * 8 * 3 : 0;
   return entries * (1 + state_bytes) + frontier + writer;

@@ -139,8 +139,7 @@ class Driver {
     requested_.assign(static_cast<std::size_t>(n_), false);
     todo_.assign(static_cast<std::size_t>(n_), false);
     for (Seg s : sel_.named) requested_[idx(s)] = true;
-    for (int s : order_)
-      todo_[s] = !built.count(name_[s]) || (req_.force && requested_[s]);
+    for (int s : order_) todo_[s] = !built.count(name_[s]) || (req_.force && requested_[s]);
     RETRA_TRY(plan());
 
     // Validate (and create) the directory, lock it, then read the manifest again under the lock:
@@ -210,12 +209,13 @@ class Driver {
   Status plan() {
     const G& g = *sel_.game;
     std::vector<SegmentNeed> needs;
-    const std::size_t state = req_.kernel == Kernel::forward ? 1 : kernels::backward_state_bytes<G>();
+    const std::size_t state =
+        req_.kernel == Kernel::forward ? 1 : kernels::backward_state_bytes<G>();
     for (std::size_t k = 0; k < order_.size(); ++k) {
       const int s = order_[k];
       if (!todo_[s]) continue;
-      needs.push_back({name_[s], kernel_bytes(req_.kernel, g.segment_size(Seg(s)), state,
-                                              req_.threads),
+      needs.push_back({name_[s],
+                       kernel_bytes(req_.kernel, g.segment_size(Seg(s)), state, req_.threads),
                        resident_bytes(k)});
     }
     auto p = plan_memory(needs, req_.memory_limit ? req_.memory_limit : default_memory_limit());
@@ -394,9 +394,8 @@ class Driver {
                                    entries,
                                    1,
                                    req_.block_entries};
-    auto written =
-        format::write_segment(db_->segment_path(name), info, values->span(),
-                              {req_.zstd_level, threads});
+    auto written = format::write_segment(db_->segment_path(name), info, values->span(),
+                                         {req_.zstd_level, threads});
     if (!written) return std::move(written).error();
     r.file_bytes = written->file_bytes;
     r.raw_bytes = written->raw_bytes;

@@ -67,11 +67,11 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
     plan_json = {
         {"peak_bytes", p.peak_bytes}, {"peak_segment", p.peak_segment}, {"limit_bytes", p.limit}};
     if (c.json) return;
-    bar.println(fmt::format("building {} {} {} and the {} they need into {} with {} thread{} "
-                            "(kernel {})",
-                            game.name(), req.targets.size(), nouns.segments, nouns.segments,
-                            req.db.string(), req.threads, req.threads == 1 ? "" : "s",
-                            a.kernel));
+    bar.println(
+        fmt::format("building {} {} {} and the {} they need into {} with {} thread{} "
+                    "(kernel {})",
+                    game.name(), req.targets.size(), nouns.segments, nouns.segments,
+                    req.db.string(), req.threads, req.threads == 1 ? "" : "s", a.kernel));
     bar.println(p.summary());
     bar.println(game.report_header());
   };

@@ -74,8 +74,7 @@ struct Values {
 }  // namespace archetype
 
 template <class D>
-concept GameDescriptor =
-    BuildableGame<typename D::Game> && HasUnmoves<typename D::Game> &&
+concept GameDescriptor = BuildableGame<typename D::Game> && HasUnmoves<typename D::Game> &&
     solve::SolverAdapter<typename D::Solver> &&
     requires(const typename D::Game& g, const typename D::Game::SegmentId& s,
              const typename D::Game::Position& p, const typename D::Stats& st,

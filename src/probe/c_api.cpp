@@ -60,7 +60,7 @@ int store_batch(const std::vector<Value>& out, int* values, int* statuses) {
 
 const char* last_error() { return t_error.c_str(); }
 
-int open(const char* dir, size_t cache_bytes, retra_db** out) {
+int open_handle(const char* dir, size_t cache_bytes, retra_db** out) {
   if (!out) return fail(Status::null_handle, "the output pointer is null");
   *out = nullptr;
   if (!dir) return fail(Status::invalid_argument, "the directory is null");
@@ -78,7 +78,7 @@ int open(const char* dir, size_t cache_bytes, retra_db** out) {
   return static_cast<int>(RETRA_OK);
 }
 
-int close(retra_db* db) {
+int close_handle(retra_db* db) {
   const probe::Prober* p = nullptr;
   if (int st = check(db, &p); st != RETRA_OK) return st;
   std::lock_guard lock(g_mu);
@@ -96,11 +96,11 @@ using retra::probe::Value;
 extern "C" {
 
 int retra_open(const char* dir, size_t cache_bytes, retra_db** out) {
-  return guarded([&] { return open(dir, cache_bytes, out); });
+  return guarded([&] { return open_handle(dir, cache_bytes, out); });
 }
 
 int retra_close(retra_db* db) {
-  return guarded([&] { return close(db); });
+  return guarded([&] { return close_handle(db); });
 }
 
 int retra_game(const retra_db* db, const char** game) {

@@ -162,8 +162,7 @@ struct Prober::Impl {
   }
   // Reads every located probe of a batch, each block once; out[todo[i].out] gets its value.
   template <class Decode>
-  void read_batch(std::vector<detail::Located>& todo, std::span<Value> out,
-                  Decode&& decode) const {
+  void read_batch(std::vector<detail::Located>& todo, std::span<Value> out, Decode&& decode) const {
     read_sorted(todo, out);
     for (const auto& t : todo)
       if (out[t.out]) out[t.out].value = decode(static_cast<std::uint8_t>(out[t.out].value));

@@ -23,8 +23,8 @@ namespace retra::solve {
 //   root(r, threshold)         the goal's root state (OR to move)
 //   error                      a database read that failed during the search
 template <class A>
-concept SolverAdapter =
-    detail::SolverGame<A> && std::constructible_from<A, const probe::Prober&, int, const Options&> &&
+concept SolverAdapter = detail::SolverGame<A> &&
+    std::constructible_from<A, const probe::Prober&, int, const Options&> &&
     requires(A& a, const typename A::Root& r, std::string_view text, int t) {
   { A::parse(text) } -> std::same_as<Result<typename A::Root>>;
   { A::range(r) } -> std::same_as<std::pair<int, int>>;

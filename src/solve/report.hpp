@@ -26,9 +26,7 @@ inline std::string stats_text(const Stats& st) {
 }
 
 inline std::string outcome_name(Outcome o) {
-  return o == Outcome::proven      ? "proven"
-         : o == Outcome::disproven ? "disproven"
-                                   : "unknown";
+  return o == Outcome::proven ? "proven" : o == Outcome::disproven ? "disproven" : "unknown";
 }
 
 inline void put_solution(nlohmann::json& j, const Solution& r) {

@@ -66,17 +66,19 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
   // Values read back from disk, each segment once (the verifier's own copy, not the builder's),
   // freed when no later segment reads it.
   std::vector<LargeArray<std::uint8_t>> loaded(static_cast<std::size_t>(n));
+  std::vector<bool> is_loaded(static_cast<std::size_t>(n), false);
   std::vector<int> users(static_cast<std::size_t>(n), 0);
   for (Seg s : sel->order)
     for (Seg d : g.dependencies(s)) ++users[id(d)];
   auto load = [&](const Seg& s) -> Status {
-    if (loaded[id(s)].size()) return {};
+    if (is_loaded[id(s)]) return {};
     auto seg = db.segment(name[id(s)]);
     if (!seg) return std::move(seg).error();
     auto arr = LargeArray<std::uint8_t>::allocate(g.segment_size(s));
     if (!arr) return std::move(arr).error();
     RETRA_TRY((*seg)->read_all(arr->span(), opt.threads));
     loaded[id(s)] = std::move(*arr);
+    is_loaded[id(s)] = true;
     return {};
   };
 
@@ -93,8 +95,8 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     for (Seg d : g.dependencies(s))
       if (Status st = load(d); !st) {
         VerifyFailure f = failure_from_error(name[id(d)], st.error());
-        f.message = fmt::format("{} {} (needed by {}): {}", nouns.segment, name[id(d)], sname,
-                                f.message);
+        f.message =
+            fmt::format("{} {} (needed by {}): {}", nouns.segment, name[id(d)], sname, f.message);
         return fail(f);
       }
     std::vector<const std::uint8_t*> vals(static_cast<std::size_t>(n), nullptr);
@@ -137,9 +139,9 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       f.position = D::position_text(g, s, p);
       f.stored = decode_value<K>(self[i]);
       f.expected = D::verify_value(g, s, p, ctx, values);
-      f.message = fmt::format(
-          "{} {} block {} index {} position {}: stored value {}, but its moves give {}",
-          nouns.segment, sname, *f.block, i, f.position, *f.stored, *f.expected);
+      f.message =
+          fmt::format("{} {} block {} index {} position {}: stored value {}, but its moves give {}",
+                      nouns.segment, sname, *f.block, i, f.position, *f.stored, *f.expected);
       return fail(f);
     }
     // The manifest's statistics must describe these values.
@@ -154,9 +156,13 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
                                            "the values on disk",
                                            nouns.segment, sname, *field)));
     rep.segments.push_back({sname, size, std::chrono::duration<double>(Clock::now() - t0).count()});
+    auto release = [&](const Seg& x) {
+      loaded[id(x)] = {};
+      is_loaded[id(x)] = false;
+    };
     for (Seg d : g.dependencies(s))
-      if (--users[id(d)] == 0) loaded[id(d)] = {};
-    if (users[id(s)] == 0) loaded[id(s)] = {};
+      if (--users[id(d)] == 0) release(d);
+    if (users[id(s)] == 0) release(s);
   }
   rep.seconds = std::chrono::duration<double>(Clock::now() - t_all).count();
   return rep;

@@ -13,9 +13,9 @@
 #include "src/database.hpp"
 #include "src/io/file.hpp"
 #include "src/memory_plan.hpp"
-#include "src/probe/prober_impl.hpp"
 #include "src/module/module_of.hpp"
 #include "src/plot/plot.hpp"
+#include "src/probe/prober_impl.hpp"
 #include "src/solve/report.hpp"
 #include "src/util/text.hpp"
 
@@ -32,9 +32,9 @@ bool stone_count(std::string_view name, int& n) {
 
 Result<std::pair<int, int>> parse_range(const std::string& text) {
   auto bad = [&] {
-    return Error(Errc::invalid_argument,
-                 fmt::format("--stones '{}': expected A-B or A with 0 <= A <= B <= {}", text,
-                             kMaxStones));
+    return Error(
+        Errc::invalid_argument,
+        fmt::format("--stones '{}': expected A-B or A with 0 <= A <= B <= {}", text, kMaxStones));
   };
   const auto dash = text.find('-');
   auto num = [](std::string_view s, int& out) {
@@ -219,9 +219,9 @@ probe::Value Locator::locate(const std::array<int, 12>& pits, probe::Location* w
   int n = 0;
   for (int i = 0; i < 12; ++i) {
     if (pits[i] < 0 || pits[i] > kMaxStones)
-      return probe::detail::failure(probe::Status::invalid_argument,
-                                   fmt::format("pit {} holds {} stones; a pit holds 0..{}", i,
-                                               pits[i], kMaxStones));
+      return probe::detail::failure(
+          probe::Status::invalid_argument,
+          fmt::format("pit {} holds {} stones; a pit holds 0..{}", i, pits[i], kMaxStones));
     n += pits[i];
     b.pit[i] = static_cast<std::uint8_t>(pits[i]);
   }
@@ -231,9 +231,9 @@ probe::Value Locator::locate(const std::array<int, 12>& pits, probe::Location* w
         fmt::format("{} stones in total; an Awari board holds at most {}", n, kMaxStones));
   if (slot_[static_cast<std::size_t>(n)] < 0)
     return probe::detail::failure(probe::Status::not_found,
-                                 fmt::format("the database has no {}-stone segment; build it with "
-                                             "`retra build awari --stones {}`",
-                                             n, n));
+                                  fmt::format("the database has no {}-stone segment; build it with "
+                                              "`retra build awari --stones {}`",
+                                              n, n));
   where->slot = slot_[static_cast<std::size_t>(n)];
   where->index = rank(b);
   return {};
@@ -344,8 +344,8 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
   r.text = fmt::format("position {}  ({} stones, index {})\nvalue    {:+d}\n", format_board(b),
                        b.stones(), rank(b), *value);
   if (!terminal.empty()) r.text += "game over: " + terminal + "\n";
-  r.text += fmt::format("{:>4} {:>7}  {:<8} {:>8} {:>6}\n", "pit", "stones", "move", "captures",
-                        "value");
+  r.text +=
+      fmt::format("{:>4} {:>7}  {:<8} {:>8} {:>6}\n", "pit", "stones", "move", "captures", "value");
   r.text += rows;
   std::string best_text;
   for (int p : best) best_text += (best_text.empty() ? "" : " ") + std::to_string(p);
@@ -383,8 +383,8 @@ Result<Report> Module::stats_report(const Database& db, const std::optional<std:
                     {"positions", rec.entries},
                     {"mean", st->mean},
                     {"histogram", hist}});
-    r.text += fmt::format("{:>6} {:>15} {:>+8.3f} {}\n", rec.name, grouped(rec.entries), st->mean,
-                          line);
+    r.text +=
+        fmt::format("{:>6} {:>15} {:>+8.3f} {}\n", rec.name, grouped(rec.entries), st->mean, line);
   }
   r.json = {{"ok", true}, {"game", Game::kName}, {"segments", segs}};
   if (plot) {

@@ -33,7 +33,11 @@ struct Module {
       "Awari (Olympiad rules): score databases, one segment per stone count";
   static constexpr Nouns kNouns{"segment", "segments", "positions"};
   static constexpr SolverSpec kSolver{
-      "stones", 0, kMaxStones, -kMaxStones, kMaxStones,
+      "stones",
+      0,
+      kMaxStones,
+      -kMaxStones,
+      kMaxStones,
       "an Awari threshold is the final difference the side to move must reach, -48..48"};
 
   // ---- segments ----

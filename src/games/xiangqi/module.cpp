@@ -358,8 +358,7 @@ probe::Value Locator::locate(const Board& board, Color side, probe::Location* wh
 }
 
 // The index of a board in the endgame of slot `id` (its game built on first use).
-probe::Value Locator::place(int id, const Board& board, Color side,
-                            probe::Location* where) const {
+probe::Value Locator::place(int id, const Board& board, Color side, probe::Location* where) const {
   Slot& s = *slots_[static_cast<std::size_t>(id)];
   std::call_once(s.once, [&] {
     auto m = parse_material(s.name);
@@ -408,8 +407,7 @@ probe::Coverage Locator::coverage() const {
           return;
         }
         const int colour = slot / kTypes, t = slot % kTypes;
-        if (t == king || (colour != armed && attacking(PieceType(t))))
-          return fill(slot + 1, left);
+        if (t == king || (colour != armed && attacking(PieceType(t)))) return fill(slot + 1, left);
         for (int k = 0; k <= std::min(left, kMaxOfType[t]); ++k) {
           m.count[colour][t] = static_cast<std::uint8_t>(k);
           fill(slot + 1, left - k);
@@ -584,10 +582,10 @@ Result<Report> Module::stats_report(const Database& db, const std::optional<std:
     auto pair = [](const std::array<std::uint64_t, 2>& a) {
       return fmt::format("{}/{}", a[0], a[1]);
     };
-    r.text += fmt::format(
-        "{:<12} {:>11} {:>11} {:>9} {:>15} {:>15} {:>15} {:>15} {:>5}\n", rec.name, st->index_size,
-        st->valid, st->kfk, pair(st->okic), pair(st->checkmate), pair(st->stalemate),
-        pair(st->draws), st->max_dtm_plies ? std::to_string(*st->max_dtm_plies) : "-");
+    r.text += fmt::format("{:<12} {:>11} {:>11} {:>9} {:>15} {:>15} {:>15} {:>15} {:>5}\n",
+                          rec.name, st->index_size, st->valid, st->kfk, pair(st->okic),
+                          pair(st->checkmate), pair(st->stalemate), pair(st->draws),
+                          st->max_dtm_plies ? std::to_string(*st->max_dtm_plies) : "-");
   }
   r.json = {{"ok", true}, {"game", Game::kName}, {"endgames", all}};
   return r;
@@ -622,10 +620,10 @@ Result<Report> Module::solve_report(const SolveRun& run) {
   if (run.threshold) {
     r.json["threshold"] = *run.threshold;
     r.json["outcome"] = solve::outcome_name(run.outcome);
-    r.text += fmt::format("{}: {}\n",
-                          *run.threshold == 1 ? "the side to move wins"
-                                              : "the side to move does not lose",
-                          solve::outcome_name(run.outcome));
+    r.text += fmt::format(
+        "{}: {}\n",
+        *run.threshold == 1 ? "the side to move wins" : "the side to move does not lose",
+        solve::outcome_name(run.outcome));
   } else {
     const solve::Solution& s = *run.solution;
     solve::put_solution(r.json, s);
@@ -635,9 +633,9 @@ Result<Report> Module::solve_report(const SolveRun& run) {
                                                      : s.value == 0 ? "draws"
                                                                     : "wins");
     else
-      r.text += fmt::format(
-          "not solved within the limits: result in [{}, {}] (-1 loss, 0 draw, 1 win)\n", s.lower,
-          s.upper);
+      r.text +=
+          fmt::format("not solved within the limits: result in [{}, {}] (-1 loss, 0 draw, 1 win)\n",
+                      s.lower, s.upper);
   }
   r.json["stats"] = solve::stats_json(run.stats);
   r.text += solve::stats_text(run.stats);

@@ -57,7 +57,7 @@ struct Module {
     std::string scheme;
     std::uint64_t valid = 0, kfk = 0;
     std::array<std::uint64_t, 2> okic{}, checkmate{}, stalemate{}, draws{};  // by side to move
-    std::array<std::map<int, std::uint64_t>, 2> histogram;                  // value -> classes
+    std::array<std::map<int, std::uint64_t>, 2> histogram;                   // value -> classes
     std::optional<int> max_dtm_plies;
   };
   static Stats statistics(const Game& g, int s, std::span<const std::uint8_t> values, int threads);

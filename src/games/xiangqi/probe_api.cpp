@@ -25,9 +25,9 @@ Value Prober::xiangqi(std::string_view fen) const {
 Value Prober::xiangqi_board(std::span<const std::uint8_t, 90> board, int side_to_move) const {
   if (impl_->game != xiangqi::Game::kName) return detail::wrong_game("a xiangqi", impl_->game);
   if (side_to_move != 0 && side_to_move != 1)
-    return detail::failure(Status::invalid_argument,
-                           fmt::format("side to move {}: use 0 for Red, 1 for Black",
-                                       side_to_move));
+    return detail::failure(
+        Status::invalid_argument,
+        fmt::format("side to move {}: use 0 for Red, 1 for Black", side_to_move));
   xiangqi::Board b;
   std::copy(board.begin(), board.end(), b.begin());
   if (auto why = xiangqi::board_error(b))
