@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "retra/solve.hpp"
+#include "src/module/module.hpp"
 
 namespace retra::solve {
 
@@ -34,6 +35,23 @@ inline void put_solution(nlohmann::json& j, const Solution& r) {
   j["value"] = r.solved ? nlohmann::json(r.value) : nlohmann::json();
   j["lower"] = r.lower;
   j["upper"] = r.upper;
+}
+
+// The part of a `retra solve` report every game shares: with a threshold its outcome (`goal`
+// names the goal in the game's words), else the solution (`solved` describes a solved value,
+// `bounds` the bounds of an unsolved one), then the search statistics.
+inline void finish_report(const SolveRun& run, Report& r, const std::string& goal,
+                          const std::string& solved, const std::string& bounds) {
+  if (run.threshold) {
+    r.json["threshold"] = *run.threshold;
+    r.json["outcome"] = outcome_name(run.outcome);
+    r.text += fmt::format("{}: {}\n", goal, outcome_name(run.outcome));
+  } else {
+    put_solution(r.json, *run.solution);
+    r.text += (run.solution->solved ? solved : bounds) + "\n";
+  }
+  r.json["stats"] = stats_json(run.stats);
+  r.text += stats_text(run.stats);
 }
 
 }  // namespace retra::solve

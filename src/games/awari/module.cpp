@@ -417,20 +417,11 @@ Result<Report> Module::solve_report(const SolveRun& run) {
             {"algorithm", run.algorithm}};
   r.text = fmt::format("position {} ({} stones; databases 0..{})\nalgorithm {}\n", format_board(*b),
                        b->stones(), run.leaf_max, run.algorithm);
-  if (run.threshold) {
-    r.json["threshold"] = *run.threshold;
-    r.json["outcome"] = solve::outcome_name(run.outcome);
-    r.text += fmt::format("final difference >= {}: {}\n", *run.threshold,
-                          solve::outcome_name(run.outcome));
-  } else {
-    const solve::Solution& s = *run.solution;
-    solve::put_solution(r.json, s);
-    r.text += s.solved ? fmt::format("value {}\n", s.value)
-                       : fmt::format("not solved within the limits: value in [{}, {}]\n", s.lower,
-                                     s.upper);
-  }
-  r.json["stats"] = solve::stats_json(run.stats);
-  r.text += solve::stats_text(run.stats);
+  const solve::Solution s = run.solution.value_or(solve::Solution{});
+  solve::finish_report(
+      run, r, fmt::format("final difference >= {}", run.threshold.value_or(0)),
+      fmt::format("value {}", s.value),
+      fmt::format("not solved within the limits: value in [{}, {}]", s.lower, s.upper));
   return r;
 }
 

@@ -617,28 +617,16 @@ Result<Report> Module::solve_report(const SolveRun& run) {
       "algorithm {}\n",
       fen, endgame, pieces, run.leaf_max, run.algorithm);
   static constexpr const char* kResult[] = {"loss", "draw", "win"};
-  if (run.threshold) {
-    r.json["threshold"] = *run.threshold;
-    r.json["outcome"] = solve::outcome_name(run.outcome);
-    r.text += fmt::format(
-        "{}: {}\n",
-        *run.threshold == 1 ? "the side to move wins" : "the side to move does not lose",
-        solve::outcome_name(run.outcome));
-  } else {
-    const solve::Solution& s = *run.solution;
-    solve::put_solution(r.json, s);
+  const solve::Solution s = run.solution.value_or(solve::Solution{});
+  if (run.solution)
     r.json["result"] = s.solved ? nlohmann::json(kResult[s.value + 1]) : nlohmann::json();
-    if (s.solved)
-      r.text += fmt::format("the side to move {}\n", s.value == -1  ? "loses"
-                                                     : s.value == 0 ? "draws"
-                                                                    : "wins");
-    else
-      r.text +=
-          fmt::format("not solved within the limits: result in [{}, {}] (-1 loss, 0 draw, 1 win)\n",
-                      s.lower, s.upper);
-  }
-  r.json["stats"] = solve::stats_json(run.stats);
-  r.text += solve::stats_text(run.stats);
+  solve::finish_report(
+      run, r, run.threshold == 1 ? "the side to move wins" : "the side to move does not lose",
+      fmt::format("the side to move {}", s.value == -1  ? "loses"
+                                         : s.value == 0 ? "draws"
+                                                        : "wins"),
+      fmt::format("not solved within the limits: result in [{}, {}] (-1 loss, 0 draw, 1 win)",
+                  s.lower, s.upper));
   return r;
 }
 
