@@ -95,6 +95,7 @@ struct SeedCodes {
 //                              cannot be stored)
 //   stage_list(g, seg)         the stages (score: thresholds bound..1; others: one)
 //   stage_has_seeds(hist, k)   whether stage k can seed anything at all
+//   seed_level(byte)           kinds that seed every level: the level an initial byte seeds at
 //   kFirstLevel, kSeedsEveryLevel, kMaxLevel
 //   seeds(k, d), is_loss(v), win_value(k, d), loss_ready(v, k, d), loss_value(k, d)
 //   phase(label, k, d)         the progress bar's label of a level
@@ -158,11 +159,60 @@ struct Rules<ValueKind::dtm> {
     return {0};
   }
   static bool stage_has_seeds(const std::array<std::uint64_t, 256>&, int) { return true; }
+  static int seed_level(int v) { return v >= 1 ? v : -1; }
   static SeedCodes seeds(int, int d) { return (d & 1) ? SeedCodes{d, -1} : SeedCodes{-1, d}; }
   static bool is_loss(std::uint8_t v) { return v != 0 && !(v & 1); }
   static std::uint8_t win_value(int, int d) { return static_cast<std::uint8_t>(d + 1); }
   static bool loss_ready(std::uint8_t v, int, int d) { return v <= d + 1; }
   static std::uint8_t loss_value(int, int d) { return static_cast<std::uint8_t>(d + 1); }
+  static std::string phase(const std::string& label, int, int d) {
+    return fmt::format("{}: level {}", label, d);
+  }
+};
+
+// Distance to zeroing under the 50-move rule (ValueKind::dtz): one stage; the frontier of level d
+// holds the positions decided with d plies to the next zeroing move, wins coded 2d + 1, losses
+// 2d + 2, so that unlike distance to mate a win may come at an even distance (the loser's forced
+// conversion into a lost position) and a loss at an odd one. A conversion zeroes the clock: into
+// a position lost for its mover it wins now (level 1), or, when that loss lies beyond the
+// 100-ply horizon, only as a cursed win (level 101); into a won position it loses now (1 or
+// 101); into a draw it is an escape. Levels above 100 are the cursed wins and blessed losses.
+template <>
+struct Rules<ValueKind::dtz> {
+  static constexpr int kHorizon = 100;  // plies: the 50-move rule
+  static constexpr bool kSeedsEveryLevel = true;
+  static constexpr int kFirstLevel = 0;  // the mated positions
+  static constexpr int kMaxLevel = 125;  // the parents of level 125 get 126, the last byte values
+  static constexpr int win_code(int d) { return 2 * d + 1; }
+  static constexpr int loss_code(int d) { return 2 * d + 2; }
+  static void fold(Exits& e, int, int child, bool) {
+    if (child == 0)
+      e.draw = true;
+    else if (child & 1)  // the child's mover wins
+      e.floor = std::max(e.floor, (child - 1) / 2 <= kHorizon ? 1 : kHorizon + 1);
+    else
+      e.win = std::min(e.win, (child - 2) / 2 <= kHorizon ? 1 : kHorizon + 1);
+  }
+  static int initial(const Exits& e, bool*) {
+    if (e.win < 256) return win_code(e.win);
+    return e.floor ? loss_code(e.floor) : 0;
+  }
+  template <class G>
+  static std::vector<int> stage_list(const G&, const typename G::SegmentId&) {
+    return {0};
+  }
+  static bool stage_has_seeds(const std::array<std::uint64_t, 256>&, int) { return true; }
+  static int seed_level(int v) { return v < 2 ? -1 : (v & 1) ? (v - 1) / 2 : (v - 2) / 2; }
+  static SeedCodes seeds(int, int d) { return {win_code(d), loss_code(d)}; }
+  static bool is_loss(std::uint8_t v) { return v >= 2 && !(v & 1); }
+  static std::uint8_t win_value(int, int d) { return static_cast<std::uint8_t>(win_code(d + 1)); }
+  // A position with a winning conversion never loses; otherwise it loses once the level has
+  // reached what its losing conversions force.
+  static bool loss_ready(std::uint8_t v, int, int d) {
+    if (v & 1) return false;
+    return (v ? (v - 2) / 2 : 0) <= d + 1;
+  }
+  static std::uint8_t loss_value(int, int d) { return static_cast<std::uint8_t>(loss_code(d + 1)); }
   static std::string phase(const std::string& label, int, int d) {
     return fmt::format("{}: level {}", label, d);
   }
@@ -238,11 +288,10 @@ using CellFor = std::conditional_t<(max_moves<G>() < 127), std::uint8_t, std::ui
 
 // One run of the kernel over one segment, in named phases: initialize (counters and what the
 // converting moves guarantee), then per stage and level scan_seeds and expand, then finalize.
-template <Game G, class Lower, class Cell>
+template <Game G, ValueKind K, class Lower, class Cell>
 class Run {
   using Pos = typename G::Position;
   using Seg = typename G::SegmentId;
-  static constexpr ValueKind K = G::kValueKind;
   using R = Rules<K>;
   using Clock = std::chrono::steady_clock;
   static constexpr Cell kDecided = CellBits<Cell>::kDecided;
@@ -413,17 +462,22 @@ class Run {
 
   // ---- propagate: stages and the levels in which seeds can appear ----------------------------
   Status propagate() {
+    // Kinds that seed every level: which levels have seeds, from the initial bytes.
+    std::array<bool, 256> seed_at{};
     int last_seed_level = 0;
     if constexpr (R::kSeedsEveryLevel)
-      for (int v = 1; v < 256; ++v)
-        if (hist_[static_cast<std::size_t>(v)]) last_seed_level = v;
+      for (int v = 0; v < 256; ++v)
+        if (const int l = R::seed_level(v); l >= 0 && hist_[static_cast<std::size_t>(v)]) {
+          seed_at[static_cast<std::size_t>(l)] = true;
+          last_seed_level = std::max(last_seed_level, l);
+        }
     for (const int stage : R::stage_list(g_, seg_)) {
       if (!R::stage_has_seeds(hist_, stage)) continue;
       ++st_.stages;
       frontier_.clear();
       for (int level = R::kFirstLevel;; ++level) {
         const bool seeds = R::kSeedsEveryLevel
-                               ? level < 256 && hist_[static_cast<std::size_t>(level)]
+                               ? level < 256 && seed_at[static_cast<std::size_t>(level)]
                                : level == R::kFirstLevel;
         if (seeds) scan_seeds(stage, level);
         if (frontier_.empty()) {
@@ -625,19 +679,31 @@ constexpr std::size_t backward_state_bytes() {
 }
 
 // values: segment_size(seg) bytes, any content on entry; on success it holds the segment in the
-// encoding of G::kValueKind. lower(segment, index) returns the value of a position in a finished
-// segment (converting moves). The state array is allocated here, one or two bytes per position
-// (bw::CellFor<G>), with huge pages when opt.tuning says so.
-template <Game G, class Lower>
-requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
-                                                      std::span<std::uint8_t> values, Lower&& lower,
-                                                      const BackwardOptions& opt) {
+// encoding of value kind K (a game storing several kinds says which one segment seg holds).
+// lower(segment, index) returns the value of a position in a finished segment (converting moves).
+// The state array is allocated here, one or two bytes per position (bw::CellFor<G>), with huge
+// pages when opt.tuning says so.
+template <ValueKind K, Game G, class Lower>
+requires HasUnmoves<G> Result<BackwardStats> backward_as(const G& g,
+                                                         const typename G::SegmentId& seg,
+                                                         std::span<std::uint8_t> values,
+                                                         Lower&& lower,
+                                                         const BackwardOptions& opt) {
   using Cell = bw::CellFor<G>;
   assert(values.size() == g.segment_size(seg));
   auto state = LargeArray<Cell>::allocate(values.size(), opt.tuning.huge_pages);
   if (!state) return std::move(state).error();
-  bw::Run<G, std::remove_reference_t<Lower>, Cell> run(g, seg, values, state->data(), lower, opt);
+  bw::Run<G, K, std::remove_reference_t<Lower>, Cell> run(g, seg, values, state->data(), lower,
+                                                          opt);
   return run.run();
+}
+
+// The kernel for a game with one value kind.
+template <Game G, class Lower>
+requires HasUnmoves<G> Result<BackwardStats> backward(const G& g, const typename G::SegmentId& seg,
+                                                      std::span<std::uint8_t> values, Lower&& lower,
+                                                      const BackwardOptions& opt) {
+  return backward_as<G::kValueKind>(g, seg, values, std::forward<Lower>(lower), opt);
 }
 
 }  // namespace retra::kernels

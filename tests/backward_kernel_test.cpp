@@ -1,7 +1,8 @@
-// The generic backward kernel on random graph games for all three value kinds, each against a
-// naive solver written differently (score: one least fixed point per threshold by repeated
-// sweeps; distance-to-mate and win/draw/loss: "wins / loses within t plies" recomputed for every
-// t), with 1, 2 and 3 threads; and Awari: backward equals forward bit for bit on 0..12 stones.
+// The generic backward kernel on random graph games for every value kind, each against a naive
+// solver written differently (score: one least fixed point per threshold by repeated sweeps;
+// distance to mate, distance to zeroing and win/draw/loss: "wins / loses within t plies"
+// recomputed for every t), with 1 to 5 threads; and Awari: backward equals forward bit for bit
+// on 0..12 stones.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -74,9 +75,13 @@ Graph<K> random_graph(std::uint64_t seed, std::size_t n, bool wide = false) {
   g.no_move.resize(n);
   g.terminal.resize(n);
   for (int j = 0; j < 40; ++j) {
-    if constexpr (K == ValueKind::score)
+    if constexpr (K == ValueKind::score) {
       g.exit_value.push_back(pick(-6, 6));
-    else if constexpr (K == ValueKind::dtm)
+    } else if constexpr (K == ValueKind::dtz) {
+      // Children decided near the start and around the 100-ply horizon, or drawn.
+      const int l = pick(0, 1) ? pick(0, 6) : pick(98, 103);
+      g.exit_value.push_back(pick(0, 3) == 0 ? 0 : pick(0, 1) && l ? 2 * l + 1 : 2 * l + 2);
+    } else if constexpr (K == ValueKind::dtm)
       g.exit_value.push_back(pick(0, 3) == 0 ? 0 : pick(1, 30));
     else
       g.exit_value.push_back(pick(0, 2));
@@ -89,6 +94,8 @@ Graph<K> random_graph(std::uint64_t seed, std::size_t n, bool wide = false) {
       g.exits[i].push_back({rng() % g.exit_value.size(), K == ValueKind::score ? pick(0, 3) : 0});
     if constexpr (K == ValueKind::score) {
       g.no_move[i] = pick(-8, 8);
+    } else if constexpr (K == ValueKind::dtz) {
+      g.no_move[i] = pick(0, 2) ? 2 : 0;  // mated, or stalemate
     } else {
       g.no_move[i] = 2;
       if (pick(0, 19) == 0) g.terminal[i] = 1;
@@ -140,6 +147,46 @@ std::vector<int> naive_score(const Graph<ValueKind::score>& g) {
       else if (l[p])
         value[p] = -k;
     }
+  }
+  return value;
+}
+
+// Distance to zeroing by definition: W(p, t) "wins with the next zeroing within t plies", L(p, t)
+// "loses so", from scratch for every t; a conversion counts 1 ply, or 101 when the position it
+// leads to is decided beyond the 100-ply horizon. The value is the first t at which either holds.
+std::vector<int> naive_dtz(const Graph<ValueKind::dtz>& g) {
+  const std::size_t n = g.quiet.size();
+  std::vector<int> value(n, 0);
+  std::vector<char> w(n, 0), l(n, 0);
+  for (int t = 0; t <= 126; ++t) {
+    std::vector<char> w2(n, 0), l2(n, 0);
+    for (std::size_t p = 0; p < n; ++p) {
+      if (g.quiet[p].empty() && g.exits[p].empty()) {
+        l2[p] = g.no_move[p] == 2;
+        continue;
+      }
+      bool win = false, lose = true;
+      for (const auto& e : g.exits[p]) {
+        const int v = g.exit_value[e.target];
+        const int level = v == 0 ? 0 : (v & 1 ? (v - 1) / 2 : (v - 2) / 2) <= 100 ? 1 : 101;
+        if (v == 0) lose = false;  // a drawing escape
+        if (v && !(v & 1)) {       // into a lost position: a win (never a loss)
+          win = win || level <= t;
+          lose = false;
+        }
+        if (v & 1) lose = lose && level <= t;  // into a won position
+      }
+      for (auto c : g.quiet[p]) {
+        win |= t >= 1 && l[c] != 0;
+        lose = lose && t >= 1 && w[c] != 0;
+      }
+      w2[p] = win;
+      l2[p] = !win && lose;
+    }
+    for (std::size_t p = 0; p < n; ++p)
+      if (!value[p] && (w2[p] || l2[p])) value[p] = w2[p] ? 2 * t + 1 : 2 * t + 2;
+    w.swap(w2);
+    l.swap(l2);
   }
   return value;
 }
@@ -228,6 +275,20 @@ TEST(BackwardKernel, WinDrawLossMatchesTheDefinition) {
     const auto g = random_graph<ValueKind::wdl>(seed, 40 + seed * 5);
     const auto want = naive_dtm(g);
     for (int threads : {1, 2, 3, 4, 5}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
+  }
+}
+
+TEST(BackwardKernel, DistanceToZeroingMatchesTheDefinition) {
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const auto g = random_graph<ValueKind::dtz>(seed, 40 + seed * 5);
+    const auto want = naive_dtz(g);
+    for (int threads : {1, 2, 3, 4, 5}) {
+      const auto got = kernel(g, threads);
+      for (std::size_t p = 0; p < got.size(); ++p)
+        ASSERT_EQ(got[p], want[p])
+            << "seed " << seed << " position " << p << " threads " << threads << " quiet "
+            << g.quiet[p].size() << " exits " << g.exits[p].size() << " no_move " << g.no_move[p];
+    }
   }
 }
 

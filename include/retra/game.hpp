@@ -47,7 +47,17 @@
 //                                  overlapping, mirror duplicates); kernels store 0 and skip them.
 //   virtual_segment(s)             static; true for a segment that is never stored because the
 //                                  rules give its values: a converting move into it reports the
-//                                  child's value itself as Child::index.
+//                                  child's value itself as Child::index, or, with
+//   virtual_value(s, i, lower)     the game computes the value of virtual child i from stored
+//                                  values it reads through lower(segment, index) (a child whose
+//                                  mover has extra moves that positions do not record).
+//   Kinds, value_kind(s)           a game that stores several value kinds lists them
+//                                  (ValueKinds<...>) and says which one segment s holds (its
+//                                  converting moves stay within segments of that kind);
+//                                  kValueKind is then the first kind.
+//   kDtcFallback                   distance-to-mate games: true when a distance that overflows a
+//                                  byte may be stored as distance to conversion instead (Fang
+//                                  3.3), and --metric dtc may ask for it everywhere.
 //   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
 //   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
 //                                  frontiers and never has to unrank.
@@ -66,6 +76,12 @@ enum class ValueKind {
   dtm,    // uint8, Fang's Table 1: 0 draw, odd n: mover wins in n plies, even n: loses in n plies,
           // 1 = the mover can capture the king now, 255 reserved
   wdl,    // uint8: 0 draw, 1 win, 2 loss for the mover
+  dtz,    // uint8, distance to zeroing under a 100-ply horizon (the 50-move rule): 0 draw,
+          // 2d + 1: the mover wins and the next zeroing move (a conversion, or mate) comes in d
+          // plies; 2d + 2: it loses so (d = 0: it is mated). d > 100: the horizon makes the
+          // result a draw (a cursed win, a blessed loss); a conversion into a decided position
+          // starts at d = 1, or at d = 101 when the position it leads to is decided beyond the
+          // horizon. 1 is unused.
 };
 
 // A stored byte as a number: score values are signed, the other kinds are not.
@@ -76,6 +92,13 @@ constexpr int decode_value(std::uint8_t b) {
   else
     return b;
 }
+constexpr int decode_value(ValueKind k, std::uint8_t b) {
+  return k == ValueKind::score ? static_cast<std::int8_t>(b) : b;
+}
+
+// The value kinds a game stores when it stores several (Game::Kinds, with value_kind(s)).
+template <ValueKind... Ks>
+struct ValueKinds {};
 
 // A move as the kernels see it: where the child lives and what the move itself earns.
 template <class SegmentId>
@@ -176,5 +199,58 @@ template <class G>
 concept HasVirtualSegments = Game<G> && requires(const typename G::SegmentId& s) {
   { G::virtual_segment(s) } -> std::same_as<bool>;
 };
+
+namespace archetype {
+template <class SegmentId>
+struct Lower {
+  int operator()(const SegmentId&, std::uint64_t) const { return 0; }
+};
+}  // namespace archetype
+
+template <class G>
+concept HasVirtualValues = HasVirtualSegments<G> &&
+    requires(const G& g, const typename G::SegmentId& s, std::uint64_t i) {
+  { g.virtual_value(s, i, archetype::Lower<typename G::SegmentId>{}) } -> std::convertible_to<int>;
+};
+
+template <class G>
+concept HasSegmentKinds = Game<G> && requires(const G& g, const typename G::SegmentId& s) {
+  typename G::Kinds;
+  { g.value_kind(s) } -> std::same_as<ValueKind>;
+};
+
+namespace detail {
+template <class F, ValueKind K, ValueKind... Ks>
+auto dispatch_kind(ValueKind k, F& f, ValueKinds<K, Ks...>) {
+  if constexpr (sizeof...(Ks) == 0) {
+    return f.template operator()<K>();
+  } else {
+    if (k == K) return f.template operator()<K>();
+    return dispatch_kind(k, f, ValueKinds<Ks...>{});
+  }
+}
+}  // namespace detail
+
+// Calls f.template operator()<K>() with K the value kind k, among the kinds game G stores (the
+// one kind of a game that stores one), so that code templated on the kind runs for segments of
+// any kind.
+template <class G, class F>
+auto with_value_kind(ValueKind k, F&& f) {
+  if constexpr (HasSegmentKinds<G>) {
+    return detail::dispatch_kind(k, f, typename G::Kinds{});
+  } else {
+    (void)k;
+    return f.template operator()<G::kValueKind>();
+  }
+}
+
+// The value kind of segment s.
+template <Game G>
+ValueKind value_kind_of(const G& g, const typename G::SegmentId& s) {
+  if constexpr (HasSegmentKinds<G>)
+    return g.value_kind(s);
+  else
+    return G::kValueKind;
+}
 
 }  // namespace retra

@@ -36,7 +36,7 @@ Result<std::vector<SegmentReport>> build(const BuildRequest& request) {
 
 namespace builder {
 
-Status check_request(const BuildRequest& r, ValueKind kind) {
+Status check_request(const BuildRequest& r, bool score, bool dtc) {
   if (r.targets.empty()) return Error(Errc::invalid_argument, "nothing to build: name a segment");
   if (r.threads < 1) return Error(Errc::invalid_argument, "--threads must be at least 1");
   if (r.jobs < 0) return Error(Errc::invalid_argument, "--jobs must be at least 1");
@@ -45,15 +45,15 @@ Status check_request(const BuildRequest& r, ValueKind kind) {
   if (r.block_entries < 256 || r.block_entries > (1u << 26))
     return Error(Errc::invalid_argument, "block size must be in 256..67108864 entries");
   if (r.db.empty()) return Error(Errc::invalid_argument, "--db is required");
-  if (r.kernel == Kernel::forward && kind != ValueKind::score)
+  if (r.kernel == Kernel::forward && !score)
     return Error(Errc::invalid_argument,
                  fmt::format("--kernel forward computes score values only; {} databases are "
                              "built by the backward kernel",
                              r.game));
-  if (r.metric == Metric::dtc && kind != ValueKind::dtm)
+  if (r.metric == Metric::dtc && !dtc)
     return Error(Errc::invalid_argument,
-                 fmt::format("--metric dtc is for distance-to-mate games; {} values are no "
-                             "distances",
+                 fmt::format("--metric dtc is for games that store distances to conversion; {} "
+                             "does not",
                              r.game));
   return {};
 }

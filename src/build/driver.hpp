@@ -37,7 +37,9 @@
 namespace retra::builder {
 
 // Checks what every game's build needs; the game's own options were checked by its module.
-Status check_request(const BuildRequest& r, ValueKind kind);
+// score: the game's values are scores (the forward kernel); dtc: it may store distances to
+// conversion (--metric dtc).
+Status check_request(const BuildRequest& r, bool score, bool dtc);
 
 // Bytes the kernel needs for a segment of `entries` positions: the value array, the kernel's own
 // per-position state (backward: counters of state_bytes each; forward: the capture values), the
@@ -113,12 +115,18 @@ class Driver {
   using Seg = typename G::SegmentId;
   using Clock = std::chrono::steady_clock;
   static constexpr ValueKind K = G::kValueKind;
+  static constexpr bool kDtc = [] {
+    if constexpr (requires { G::kDtcFallback; })
+      return G::kDtcFallback;
+    else
+      return false;
+  }();
 
  public:
   explicit Driver(const BuildRequest& req) : req_(req) {}
 
   Result<std::vector<SegmentReport>> run() {
-    RETRA_TRY(check_request(req_, K));
+    RETRA_TRY(check_request(req_, K == ValueKind::score, kDtc));
     auto sel = D::select(req_.targets);
     if (!sel) return std::move(sel).error();
     sel_ = std::move(*sel);
@@ -272,7 +280,8 @@ class Driver {
   }
 
   // Makes the values of s's dependencies available to its kernel.
-  Status gather(int s, Lookup<G>& lookup) {
+  template <class L>
+  Status gather(int s, L& lookup) {
     const G& g = *sel_.game;
     if (in_memory_[s]) {
       for (int d : deps(s)) {
@@ -298,7 +307,10 @@ class Driver {
     nlohmann::json stats;
   };
 
-  Result<KernelRun> run_kernel(int s, std::span<std::uint8_t> values, Lookup<G>& lookup,
+  // The kernel of a segment of kind KS: the forward one where asked for score games, else the
+  // backward one (with the distance-to-conversion fallback of the games that allow it).
+  template <ValueKind KS>
+  Result<KernelRun> run_kernel(int s, std::span<std::uint8_t> values, Lookup<G, KS>& lookup,
                                int threads) {
     const G& g = *sel_.game;
     kernels::KernelOptions ko;
@@ -309,13 +321,14 @@ class Driver {
     ko.tuning = req_.tuning;
     KernelRun kr;
     kr.kernel = std::string(kernel_name(req_.kernel));
-    if constexpr (K == ValueKind::score) {
+    if constexpr (KS == ValueKind::score) {
       if (req_.kernel == Kernel::forward) {
         auto exits = LargeArray<std::int8_t>::allocate(values.size(), req_.tuning.huge_pages);
         if (!exits) return std::move(exits).error();
         const std::span<std::int8_t> v(reinterpret_cast<std::int8_t*>(values.data()),
                                        values.size());
         const auto st = kernels::forward_iteration(g, Seg(s), v, exits->span(), lookup, ko);
+        RETRA_TRY(lookup.take_error());
         kr.iterations = st.iterations;
         kr.stats = {{"sweeps", st.iterations},
                     {"capture_seconds", st.capture_seconds},
@@ -323,20 +336,21 @@ class Driver {
         return kr;
       }
     }
-    if constexpr (K == ValueKind::dtm) {
+    if constexpr (KS == ValueKind::dtm && kDtc) {
       ko.dtc = req_.metric == Metric::dtc;
       kr.metric = ko.dtc ? "dtc" : "dtm";
     }
-    auto st = kernels::backward(g, Seg(s), values, lookup, ko);
-    if constexpr (K == ValueKind::dtm) {
+    auto st = kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
+    if constexpr (KS == ValueKind::dtm && kDtc) {
       if (!st && !ko.dtc && st.error().cause() == Cause::distance_overflow) {
         // A distance beyond one byte: distance to conversion instead (Fang 3.3).
         ko.dtc = true;
         kr.metric = "dtc";
-        st = kernels::backward(g, Seg(s), values, lookup, ko);
+        st = kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
       }
     }
     if (!st) return std::move(st).error();
+    RETRA_TRY(lookup.take_error());
     kr.iterations = st->levels;
     kr.stats = {{"stages", st->stages},
                 {"levels", st->levels},
@@ -351,10 +365,16 @@ class Driver {
   }
 
   Status build_segment(int s) {
+    return with_value_kind<G>(value_kind_of(*sel_.game, Seg(s)),
+                              [&]<ValueKind KS>() { return build_segment_as<KS>(s); });
+  }
+
+  template <ValueKind KS>
+  Status build_segment_as(int s) {
     const G& g = *sel_.game;
     const std::string& name = name_[s];
     const std::uint64_t entries = g.segment_size(Seg(s));
-    Lookup<G> lookup(n_);
+    Lookup<G, KS> lookup(g, n_);
     RETRA_TRY(gather(s, lookup));
     const int threads = entries < kSmallSegment ? 1 : req_.threads;
     pool_->acquire(threads);
@@ -367,9 +387,8 @@ class Driver {
     auto values = Values::allocate(entries, req_.tuning.huge_pages);
     if (!values) return std::move(values).error();
     const auto tk = Clock::now();
-    auto kr = run_kernel(s, values->span(), lookup, threads);
+    auto kr = run_kernel<KS>(s, values->span(), lookup, threads);
     if (!kr) return std::move(kr).error();
-    RETRA_TRY(lookup.take_error());
     SegmentReport r;
     r.name = name;
     r.entries = entries;

@@ -66,15 +66,17 @@ class FinishedStore {
 };
 
 // lower(segment, index) and lower.prefetch(segment, index) for the kernels: the decoded value of
-// a position in a finished segment. Virtual segments (the rules give their values) answer with
-// the index itself.
-template <Game G>
+// a position in a finished segment of kind K (the kind of the segment being built: conversions
+// stay within one kind). Virtual segments (the rules give their values) answer with the index
+// itself, or with what the game computes from other stored values.
+template <Game G, ValueKind K>
 class Lookup {
   using Seg = typename G::SegmentId;
 
  public:
-  explicit Lookup(int segments)
-      : mem_(static_cast<std::size_t>(segments), nullptr),
+  Lookup(const G& g, int segments)
+      : g_(g),
+        mem_(static_cast<std::size_t>(segments), nullptr),
         readers_(static_cast<std::size_t>(segments), nullptr) {}
   void use(int s, std::shared_ptr<const Values> v) {
     mem_[static_cast<std::size_t>(s)] = v->data();
@@ -84,12 +86,17 @@ class Lookup {
 
   // The hot path: one predictable branch when everything is in memory.
   int operator()(const Seg& s, std::uint64_t index) const {
-    if constexpr (HasVirtualSegments<G>)
-      if (G::virtual_segment(s)) return static_cast<int>(index);
-    if (const std::uint8_t* d = mem_[static_cast<std::size_t>(s)])
-      return decode_value<G::kValueKind>(d[index]);
+    if constexpr (HasVirtualSegments<G>) {
+      if (G::virtual_segment(s)) {
+        if constexpr (HasVirtualValues<G>)
+          return g_.virtual_value(s, index, *this);
+        else
+          return static_cast<int>(index);
+      }
+    }
+    if (const std::uint8_t* d = mem_[static_cast<std::size_t>(s)]) return decode_value<K>(d[index]);
     auto v = readers_[static_cast<std::size_t>(s)]->byte_at(index);
-    if (v) return decode_value<G::kValueKind>(*v);
+    if (v) return decode_value<K>(*v);
     std::lock_guard lock(error_mu_);
     if (!error_) error_ = v.error();
     return 0;
@@ -107,6 +114,7 @@ class Lookup {
   }
 
  private:
+  const G& g_;
   std::vector<const std::uint8_t*> mem_;
   std::vector<const format::SegmentReader*> readers_;
   std::vector<std::shared_ptr<const Values>> hold_;

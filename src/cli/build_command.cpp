@@ -1,5 +1,6 @@
 // `retra build <game>`: one subcommand per registered game, with the options every game shares,
-// the ones its value kind allows (--kernel for score games, --metric for distance-to-mate games)
+// the ones its values allow (--kernel for score games, --metric for games that may store distances
+// to conversion)
 // and its module's own target options. Thin: parse, call build(), print the module's rows.
 // Thread safety: main thread (build callbacks are serialized by the library).
 #include <chrono>
@@ -121,7 +122,7 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
     sub->add_option("--kernel", a->kernel,
                     "Retrograde kernel: backward (default, fastest) or forward (van der Goot)")
         ->check(CLI::IsMember({"forward", "backward"}));
-  if (game.value_kind() == ValueKind::dtm)
+  if (game.dtc_metric())
     sub->add_option("--metric", a->metric,
                     "dtm (default; dtc only where a distance exceeds 254 plies) or dtc "
                     "(distance to conversion everywhere)");

@@ -63,6 +63,7 @@ struct Selection {
 // What the verifier knows about a segment beyond its values.
 struct VerifyContext {
   bool dtc = false;  // distance-to-mate games: the segment stores distances to conversion
+  ValueKind kind = ValueKind::score;  // the segment's value kind
 };
 
 namespace archetype {

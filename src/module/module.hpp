@@ -77,6 +77,8 @@ class GameModule {
   virtual std::string_view summary() const = 0;
   virtual DatabaseIdentity identity() const = 0;
   virtual ValueKind value_kind() const = 0;
+  // Whether its distances may be stored to conversion instead of to mate (`--metric dtc`).
+  virtual bool dtc_metric() const = 0;
   virtual const Nouns& nouns() const = 0;
 
   // ---- build ---------------------------------------------------------------------------------

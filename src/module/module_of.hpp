@@ -29,6 +29,12 @@ class ModuleOf final : public GameModule {
             std::string(G::kValueEncoding)};
   }
   ValueKind value_kind() const override { return G::kValueKind; }
+  bool dtc_metric() const override {
+    if constexpr (requires { G::kDtcFallback; })
+      return G::kDtcFallback;
+    else
+      return false;
+  }
   const Nouns& nouns() const override { return D::kNouns; }
 
   std::span<const OptionSpec> target_options() const override { return D::target_options(); }

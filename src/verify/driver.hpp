@@ -28,7 +28,6 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
   using G = typename D::Game;
   using Seg = typename G::SegmentId;
   using Clock = std::chrono::steady_clock;
-  constexpr ValueKind K = G::kValueKind;
   const auto t_all = Clock::now();
   const Nouns& nouns = D::kNouns;
   if (db.manifest().game != G::kName)
@@ -102,13 +101,28 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     std::vector<const std::uint8_t*> vals(static_cast<std::size_t>(n), nullptr);
     vals[id(s)] = loaded[id(s)].data();
     for (Seg d : g.dependencies(s)) vals[id(d)] = loaded[id(d)].data();
-    const auto values = [&](const Seg& seg, std::uint64_t index) -> int {
-      if constexpr (HasVirtualSegments<G>)
-        if (G::virtual_segment(seg)) return static_cast<int>(index);
-      return decode_value<K>(vals[id(seg)][index]);
-    };
+    // The stored values this segment's children read (decoded; virtual children as the game
+    // computes them from stored ones).
+    struct Values {
+      const G& g;
+      const std::vector<const std::uint8_t*>& vals;
+      int operator()(const Seg& seg, std::uint64_t index) const {
+        if constexpr (HasVirtualSegments<G>) {
+          if (G::virtual_segment(seg)) {
+            if constexpr (HasVirtualValues<G>)
+              return g.virtual_value(seg, index, *this);
+            else
+              return static_cast<int>(index);
+          }
+        }
+        return decode_value(value_kind_of(g, seg),
+                            vals[static_cast<std::size_t>(static_cast<int>(seg))][index]);
+      }
+    } values{g, vals};
+    const ValueKind kind = value_kind_of(g, s);
     VerifyContext ctx;
     ctx.dtc = rec->stats.value("metric", "") == "dtc";
+    ctx.kind = kind;
 
     const std::uint64_t block = (*db.segment(sname))->info().block_entries;
     const std::uint64_t blocks = (size + block - 1) / block;
@@ -121,7 +135,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       auto p = g.unrank(s, begin);
       for (std::uint64_t i = begin; i < end; ++i) {
         if (i > begin) g.next(s, p);
-        if (decode_value<K>(self[i]) != D::verify_value(g, s, p, ctx, values)) {
+        if (decode_value(kind, self[i]) != D::verify_value(g, s, p, ctx, values)) {
           std::uint64_t cur = first_bad.load();
           while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
           }
@@ -137,7 +151,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       f.block = i / block;
       f.index = i;
       f.position = D::position_text(g, s, p);
-      f.stored = decode_value<K>(self[i]);
+      f.stored = decode_value(kind, self[i]);
       f.expected = D::verify_value(g, s, p, ctx, values);
       f.message =
           fmt::format("{} {} block {} index {} position {}: stored value {}, but its moves give {}",

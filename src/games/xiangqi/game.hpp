@@ -48,6 +48,8 @@ class Game {
   static constexpr std::string_view kIndexer = "xiangqi-mirror-v1";
   static constexpr std::string_view kValueEncoding = "dtm-u8";
   static constexpr ValueKind kValueKind = ValueKind::dtm;
+  // Distances beyond one byte are stored as distances to conversion (Fang 3.3).
+  static constexpr bool kDtcFallback = true;
   // One side's pieces at most (R R N N C C P P P P P G G M M K): 2 x 17 + 2 x 8 + 2 x 17 +
   // 5 x 3 + 2 x 4 + 2 x 4 + 4 moves.
   static constexpr int kMaxMoves = 119;
