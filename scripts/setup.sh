@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what retra needs to build and test on Debian 12, with apt-get, only if missing.
+# Installs what retra needs to build and test on Debian 12, with apt-get, only if missing
+# (stockfish is a second chess move generator for the tests only, never part of retra).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-format python3
+  stockfish
 )
 
 missing=()

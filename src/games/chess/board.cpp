@@ -1,0 +1,269 @@
+// Chess boards: attacks, playing moves, perft, FEN and UCI notation (board.hpp).
+// Thread safety: pure functions.
+#include "src/games/chess/board.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace retra::chess {
+
+std::string square_name(int sq) {
+  return {static_cast<char>('a' + file_of(sq)), static_cast<char>('1' + rank_of(sq))};
+}
+
+char piece_letter(PieceType t, Color c) {
+  static constexpr char kLetters[] = "KQRBNP";
+  const char l = kLetters[t];
+  return c == white ? l : static_cast<char>(l - 'A' + 'a');
+}
+
+std::optional<PieceType> piece_type_of(char letter) {
+  switch (letter) {
+    case 'K':
+    case 'k':
+      return king;
+    case 'Q':
+    case 'q':
+      return queen;
+    case 'R':
+    case 'r':
+      return rook;
+    case 'B':
+    case 'b':
+      return bishop;
+    case 'N':
+    case 'n':
+      return knight;
+    case 'P':
+    case 'p':
+      return pawn;
+    default:
+      return std::nullopt;
+  }
+}
+
+Bitboard Board::occupied() const {
+  Bitboard o = 0;
+  for (int s = 0; s < 64; ++s)
+    if (piece[s]) o |= bit(s);
+  return o;
+}
+
+Bitboard Board::by(Color c) const {
+  Bitboard o = 0;
+  for (int s = 0; s < 64; ++s)
+    if (piece[s] && color_of(piece[s]) == c) o |= bit(s);
+  return o;
+}
+
+Bitboard Board::by(Color c, PieceType t) const {
+  Bitboard o = 0;
+  for (int s = 0; s < 64; ++s)
+    if (piece[s] == code(t, c)) o |= bit(s);
+  return o;
+}
+
+int Board::king_square(Color c) const {
+  for (int s = 0; s < 64; ++s)
+    if (piece[s] == code(king, c)) return s;
+  return -1;
+}
+
+bool attacked(const Board& b, int sq, Color by) {
+  const Bitboard occ = b.occupied();
+  for (int s = 0; s < 64; ++s) {
+    const std::uint8_t pc = b.piece[s];
+    if (!pc || color_of(pc) != by) continue;
+    const PieceType t = type_of(pc);
+    const Bitboard a = t == pawn ? pawn_attacks(by, s) : attacks(t, s, occ);
+    if (a & bit(sq)) return true;
+  }
+  return false;
+}
+
+bool in_check(const Board& b, Color c) {
+  const int k = b.king_square(c);
+  return k >= 0 && attacked(b, k, opposite(c));
+}
+
+std::string uci(const Move& m) {
+  std::string s = square_name(m.from) + square_name(m.to);
+  if (m.promotion != kNoPromotion) s += piece_letter(m.promotion, black);
+  return s;
+}
+
+Board play(const Board& b, const Move& m) {
+  Board c = b;
+  const std::uint8_t pc = c.piece[m.from];
+  const bool pawn_move = type_of(pc) == pawn;
+  c.piece[m.from] = 0;
+  if (m.en_passant) c.piece[m.to + (b.side == white ? -8 : 8)] = 0;
+  c.piece[m.to] = m.promotion != kNoPromotion ? code(m.promotion, b.side) : pc;
+  c.ep = -1;
+  if (pawn_move && (m.to - m.from == 16 || m.from - m.to == 16)) c.ep = (m.from + m.to) / 2;
+  c.halfmove = pawn_move || m.capture ? 0 : b.halfmove + 1;
+  if (b.side == black) ++c.fullmove;
+  c.side = opposite(b.side);
+  return c;
+}
+
+int legal_move_count(const Board& b) {
+  return for_each_legal_move(b, [](const Move&) {});
+}
+
+std::uint64_t perft(const Board& b, int depth) {
+  if (depth == 0) return 1;
+  std::uint64_t n = 0;
+  for_each_legal_move(b, [&](const Move& m) {
+    n += depth == 1 ? 1 : perft(play(b, m), depth - 1);
+  });
+  return n;
+}
+
+std::optional<std::string> board_error(const Board& b) {
+  int kings[2] = {}, pawns[2] = {}, count[2][kTypes] = {};
+  for (int s = 0; s < 64; ++s) {
+    const std::uint8_t pc = b.piece[s];
+    if (!pc) continue;
+    if (pc > code(pawn, black) || (pc & 7) == 7 || (pc & 7) == 0)
+      return fmt::format("square {} holds {}, which is no piece", square_name(s), int{pc});
+    const PieceType t = type_of(pc);
+    const Color c = color_of(pc);
+    ++count[c][t];
+    if (t == king) ++kings[c];
+    if (t == pawn) {
+      ++pawns[c];
+      if (rank_of(s) == 0 || rank_of(s) == 7)
+        return fmt::format("a pawn stands on {}: pawns never stand on rank 1 or 8",
+                           square_name(s));
+    }
+  }
+  for (int c = 0; c < 2; ++c) {
+    const char* name = c == white ? "white" : "black";
+    if (kings[c] != 1) return fmt::format("{} has {} kings; each side has exactly one", name,
+                                          kings[c]);
+    if (pawns[c] > 8) return fmt::format("{} has {} pawns; at most 8", name, pawns[c]);
+    // Pieces beyond the starting set can only come from promotions.
+    int promoted = std::max(0, count[c][queen] - 1) + std::max(0, count[c][rook] - 2) +
+                   std::max(0, count[c][bishop] - 2) + std::max(0, count[c][knight] - 2);
+    if (promoted > 8 - pawns[c])
+      return fmt::format("{} has more pieces than promotions of its {} missing pawns allow",
+                         name, 8 - pawns[c]);
+  }
+  if (b.side != white && b.side != black) return "the side to move must be white or black";
+  if (in_check(b, opposite(b.side)))
+    return fmt::format("the side not to move ({}) is in check: the position cannot arise",
+                       b.side == white ? "black" : "white");
+  return std::nullopt;
+}
+
+namespace {
+
+// Whether the side to move has a legal en-passant capture onto ep.
+bool ep_capture_exists(const Board& b, int ep) {
+  Board t = b;
+  t.ep = ep;
+  bool any = false;
+  for_each_legal_move(t, [&](const Move& m) { any = any || m.en_passant; });
+  return any;
+}
+
+}  // namespace
+
+Result<Board> parse_fen(std::string_view fen) {
+  auto bad = [&](const std::string& why) {
+    return Error(Errc::invalid_argument, fmt::format("FEN '{}': {}", fen, why));
+  };
+  std::string_view fields[6];
+  int n = 0;
+  for (std::size_t i = 0; i < fen.size();) {
+    while (i < fen.size() && fen[i] == ' ') ++i;
+    if (i >= fen.size()) break;
+    std::size_t j = i;
+    while (j < fen.size() && fen[j] != ' ') ++j;
+    if (n == 6) return bad("more than six fields");
+    fields[n++] = fen.substr(i, j - i);
+    i = j;
+  }
+  if (n < 2) return bad("expected at least the placement and the side to move");
+  Board b;
+  int rank = 7, file = 0;
+  for (char ch : fields[0]) {
+    if (ch == '/') {
+      if (file != 8) return bad(fmt::format("rank {} does not have 8 squares", rank + 1));
+      if (--rank < 0) return bad("more than 8 ranks");
+      file = 0;
+    } else if (ch >= '1' && ch <= '8') {
+      file += ch - '0';
+      if (file > 8) return bad(fmt::format("rank {} has more than 8 squares", rank + 1));
+    } else if (auto t = piece_type_of(ch)) {
+      if (file >= 8) return bad(fmt::format("rank {} has more than 8 squares", rank + 1));
+      b.piece[square(file++, rank)] = code(*t, ch >= 'a' ? black : white);
+    } else {
+      return bad(fmt::format("unknown piece letter '{}'", ch));
+    }
+  }
+  if (rank != 0 || file != 8) return bad("the placement does not have 8 complete ranks");
+  if (fields[1] == "w")
+    b.side = white;
+  else if (fields[1] == "b")
+    b.side = black;
+  else
+    return bad(fmt::format("side to move '{}': use w or b", fields[1]));
+  if (n >= 3 && fields[2] != "-")
+    return bad(fmt::format("castling rights '{}': positions with castling rights are outside "
+                           "every endgame table; use '-'",
+                           fields[2]));
+  if (auto why = board_error(b)) return bad(*why);
+  if (n >= 4 && fields[3] != "-") {
+    const std::string_view e = fields[3];
+    if (e.size() != 2 || e[0] < 'a' || e[0] > 'h' || e[1] < '1' || e[1] > '8')
+      return bad(fmt::format("en-passant square '{}' is not a square", e));
+    const int ep = square(e[0] - 'a', e[1] - '1');
+    if (rank_of(ep) != (b.side == white ? 5 : 2))
+      return bad(fmt::format("en-passant square {} is on the wrong rank: with {} to move it "
+                             "is on rank {}",
+                             e, b.side == white ? "white" : "black", b.side == white ? 6 : 3));
+    // The pawn that moved stands beyond the square, which it passed empty: only then does the
+    // square name a capture; without a legal capture it is as if there were none (spec).
+    const int pushed = ep + (b.side == white ? -8 : 8), origin = ep + (b.side == white ? 8 : -8);
+    if (b.piece[pushed] == code(pawn, opposite(b.side)) && !b.piece[ep] && !b.piece[origin] &&
+        ep_capture_exists(b, ep))
+      b.ep = ep;
+  }
+  auto number = [&](std::string_view s, int& out, const char* what) -> Status {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (ec != std::errc() || p != s.data() + s.size() || out < 0)
+      return bad(fmt::format("{} '{}' is not a non-negative number", what, s));
+    return {};
+  };
+  if (n >= 5) RETRA_TRY(number(fields[4], b.halfmove, "half-move clock"));
+  if (n >= 6) RETRA_TRY(number(fields[5], b.fullmove, "move number"));
+  return b;
+}
+
+std::string to_fen(const Board& b) {
+  std::string s;
+  for (int r = 7; r >= 0; --r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      const std::uint8_t pc = b.piece[square(f, r)];
+      if (!pc) {
+        ++empty;
+        continue;
+      }
+      if (empty) s += static_cast<char>('0' + empty);
+      empty = 0;
+      s += piece_letter(type_of(pc), color_of(pc));
+    }
+    if (empty) s += static_cast<char>('0' + empty);
+    if (r) s += '/';
+  }
+  s += b.side == white ? " w - " : " b - ";
+  s += b.ep >= 0 ? square_name(b.ep) : "-";
+  s += fmt::format(" {} {}", b.halfmove, b.fullmove);
+  return s;
+}
+
+}  // namespace retra::chess

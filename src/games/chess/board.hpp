@@ -1,0 +1,234 @@
+// Western chess: squares, bitboards, attack tables, positions as boards, FEN and UCI notation, and
+// legal move generation with every rule the endgame tables need (FIDE rules; spec chess.md):
+// promotions to Q, R, B and N, en passant, check, mate and stalemate. No castling: a position
+// with a castling right is outside every table.
+// Thread safety: pure functions over value types; the tables are constexpr.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "retra/error.hpp"
+
+namespace retra::chess {
+
+using Bitboard = std::uint64_t;
+
+enum Color : std::uint8_t { white = 0, black = 1 };
+inline constexpr Color opposite(Color c) { return c == white ? black : white; }
+
+// Piece types in the order endgame names list them (K Q R B N P).
+enum PieceType : std::uint8_t { king = 0, queen, rook, bishop, knight, pawn, kTypes };
+inline constexpr PieceType kNoPromotion = kTypes;
+
+// A square is rank * 8 + file; file 0..7 = a..h, rank 0..7 = 1..8 (white's back rank 0).
+inline constexpr int kSquares = 64;
+inline constexpr int file_of(int sq) { return sq & 7; }
+inline constexpr int rank_of(int sq) { return sq >> 3; }
+inline constexpr int square(int file, int rank) { return rank * 8 + file; }
+inline constexpr Bitboard bit(int sq) { return Bitboard{1} << sq; }
+inline constexpr Bitboard kRank1 = 0xffull, kRank8 = 0xffull << 56;
+inline constexpr Bitboard kPawnSquares = ~(kRank1 | kRank8);
+std::string square_name(int sq);  // "e4"
+
+// Board contents: 0 = empty, else 1 + type + 8 * colour.
+inline constexpr std::uint8_t code(PieceType t, Color c) {
+  return static_cast<std::uint8_t>(1 + t + 8 * c);
+}
+inline constexpr PieceType type_of(std::uint8_t code) { return PieceType((code - 1) & 7); }
+inline constexpr Color color_of(std::uint8_t code) { return Color((code - 1) >> 3); }
+char piece_letter(PieceType t, Color c);  // K Q R B N P, lower case for black
+std::optional<PieceType> piece_type_of(char letter);  // either case
+
+// ---- attack tables ----------------------------------------------------------------------------
+
+namespace detail {
+
+struct Tables {
+  Bitboard knight[64], king[64], pawn[2][64];
+  Bitboard ray[8][64];  // N, NE, E, NW (increasing squares), S, SW, W, SE (decreasing)
+};
+
+constexpr Tables make_tables() {
+  Tables t{};
+  constexpr int df[8] = {0, 1, 1, -1, 0, -1, -1, 1};
+  constexpr int dr[8] = {1, 1, 0, 1, -1, -1, 0, -1};
+  for (int sq = 0; sq < 64; ++sq) {
+    const int f = file_of(sq), r = rank_of(sq);
+    auto on = [](int x, int y) { return x >= 0 && x < 8 && y >= 0 && y < 8; };
+    constexpr int nf[8] = {1, 2, 2, 1, -1, -2, -2, -1}, nr[8] = {2, 1, -1, -2, -2, -1, 1, 2};
+    for (int k = 0; k < 8; ++k) {
+      if (on(f + nf[k], r + nr[k])) t.knight[sq] |= bit(square(f + nf[k], r + nr[k]));
+      if (on(f + df[k], r + dr[k])) t.king[sq] |= bit(square(f + df[k], r + dr[k]));
+      for (int x = f + df[k], y = r + dr[k]; on(x, y); x += df[k], y += dr[k])
+        t.ray[k][sq] |= bit(square(x, y));
+    }
+    for (int c = 0; c < 2; ++c) {
+      const int y = r + (c == 0 ? 1 : -1);
+      for (int x : {f - 1, f + 1})
+        if (on(x, y)) t.pawn[c][sq] |= bit(square(x, y));
+    }
+  }
+  return t;
+}
+inline constexpr Tables kTables = make_tables();
+
+template <int Dir>
+inline Bitboard ray_attacks(int sq, Bitboard occ) {
+  Bitboard a = kTables.ray[Dir][sq];
+  if (const Bitboard b = a & occ) {
+    const int s = Dir < 4 ? std::countr_zero(b) : 63 - std::countl_zero(b);
+    a ^= kTables.ray[Dir][s];
+  }
+  return a;
+}
+
+}  // namespace detail
+
+constexpr Bitboard knight_attacks(int sq) { return detail::kTables.knight[sq]; }
+constexpr Bitboard king_attacks(int sq) { return detail::kTables.king[sq]; }
+// Squares a pawn of colour c on sq attacks.
+inline Bitboard pawn_attacks(Color c, int sq) { return detail::kTables.pawn[c][sq]; }
+inline Bitboard rook_attacks(int sq, Bitboard occ) {
+  using detail::ray_attacks;
+  return ray_attacks<0>(sq, occ) | ray_attacks<2>(sq, occ) | ray_attacks<4>(sq, occ) |
+         ray_attacks<6>(sq, occ);
+}
+inline Bitboard bishop_attacks(int sq, Bitboard occ) {
+  using detail::ray_attacks;
+  return ray_attacks<1>(sq, occ) | ray_attacks<3>(sq, occ) | ray_attacks<5>(sq, occ) |
+         ray_attacks<7>(sq, occ);
+}
+// Squares a piece of type t (not a pawn) on sq attacks, given the occupancy.
+inline Bitboard attacks(PieceType t, int sq, Bitboard occ) {
+  switch (t) {
+    case king:
+      return king_attacks(sq);
+    case queen:
+      return rook_attacks(sq, occ) | bishop_attacks(sq, occ);
+    case rook:
+      return rook_attacks(sq, occ);
+    case bishop:
+      return bishop_attacks(sq, occ);
+    case knight:
+      return knight_attacks(sq);
+    default:
+      return 0;
+  }
+}
+
+// ---- boards ------------------------------------------------------------------------------------
+
+// A full position: pieces, side to move, en-passant square, clocks.
+struct Board {
+  std::array<std::uint8_t, kSquares> piece{};
+  Color side = white;
+  int ep = -1;  // the square a pawn that just moved two squares passed, -1 if none
+  int halfmove = 0, fullmove = 1;
+
+  Bitboard occupied() const;
+  Bitboard by(Color c) const;
+  Bitboard by(Color c, PieceType t) const;
+  int king_square(Color c) const;  // -1 if none
+  friend bool operator==(const Board&, const Board&) = default;
+};
+
+// Whether a piece of colour `by` attacks sq.
+bool attacked(const Board& b, int sq, Color by);
+bool in_check(const Board& b, Color c);
+
+struct Move {
+  std::uint8_t from = 0, to = 0;
+  PieceType promotion = kNoPromotion;
+  bool capture = false;
+  bool en_passant = false;
+  friend bool operator==(const Move&, const Move&) = default;
+};
+// "e7e8q"
+std::string uci(const Move& m);
+
+// The position after m (which must be legal); resets the en-passant square and the clocks the
+// way the rules do.
+Board play(const Board& b, const Move& m);
+// Calls f(const Move&) for every legal move of the side to move; returns how many there are.
+int for_each_legal_move(const Board& b, auto&& f);
+int legal_move_count(const Board& b);
+// Nodes of the move tree of depth d (perft), for testing against another move generator.
+std::uint64_t perft(const Board& b, int depth);
+
+// FEN: six fields (the clocks may be left out). Errors name what is wrong; a castling right, too
+// many or too few kings, a pawn on rank 1 or 8, the side not to move in check are errors. An
+// en-passant square that names an impossible capture is dropped (spec).
+Result<Board> parse_fen(std::string_view fen);
+std::string to_fen(const Board& b);
+// What makes a board impossible (a code that is no piece, kings, pawns on rank 1 or 8, the side
+// not to move in check, adjacent kings), or nullopt.
+std::optional<std::string> board_error(const Board& b);
+
+// ---- move generation --------------------------------------------------------------------------
+
+namespace detail {
+// Pseudo-legal moves of the side to move (legal but for leaving the own king in check).
+template <class F>
+void pseudo_moves(const Board& b, F&& f) {
+  const Color us = b.side, them = opposite(us);
+  const Bitboard occ = b.occupied(), own = b.by(us), enemy = b.by(them);
+  for (int from = 0; from < 64; ++from) {
+    const std::uint8_t pc = b.piece[from];
+    if (!pc || color_of(pc) != us) continue;
+    const PieceType t = type_of(pc);
+    if (t != pawn) {
+      Bitboard to = attacks(t, from, occ) & ~own;
+      while (to) {
+        const int s = std::countr_zero(to);
+        to &= to - 1;
+        f(Move{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(s), kNoPromotion,
+               (enemy & bit(s)) != 0, false});
+      }
+      continue;
+    }
+    const int dir = us == white ? 8 : -8;
+    const int last = us == white ? 7 : 0;
+    auto emit = [&](int to, bool capture, bool ep) {
+      if (rank_of(to) == last) {
+        for (PieceType p : {queen, rook, bishop, knight})
+          f(Move{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), p, capture,
+                 false});
+      } else {
+        f(Move{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), kNoPromotion,
+               capture, ep});
+      }
+    };
+    const int one = from + dir;
+    if (!(occ & bit(one))) {
+      emit(one, false, false);
+      const int start = us == white ? 1 : 6;
+      if (rank_of(from) == start && !(occ & bit(one + dir))) emit(one + dir, false, false);
+    }
+    Bitboard caps = pawn_attacks(us, from) & enemy;
+    while (caps) {
+      const int s = std::countr_zero(caps);
+      caps &= caps - 1;
+      emit(s, true, false);
+    }
+    if (b.ep >= 0 && (pawn_attacks(us, from) & bit(b.ep))) emit(b.ep, true, true);
+  }
+}
+}  // namespace detail
+
+int for_each_legal_move(const Board& b, auto&& f) {
+  int n = 0;
+  detail::pseudo_moves(b, [&](const Move& m) {
+    const Board c = play(b, m);
+    if (in_check(c, b.side)) return;
+    ++n;
+    f(m);
+  });
+  return n;
+}
+
+}  // namespace retra::chess

@@ -1,0 +1,138 @@
+// Chess endgame tables as a retra::Game. One table per canonical material (the stronger side
+// white), split into segments by the pawns' ranks, so that every pawn move and every capture
+// converts into a segment built earlier. Both sides to move share a segment (index = side * size +
+// placement index). Each table has two stored segments: its distance to zeroing under the 50-move
+// rule (value kind dtz, which also gives the five WDL50 classes) with ids [0, n), and, when asked
+// for, its distance to mate (kind dtm) with ids [n, 2n). A double pawn push after which the
+// opponent can capture en passant leads to a virtual child whose value combines the stored one
+// with the en-passant captures (positions with an en-passant right are never stored).
+// Thread safety: a Game is immutable after closure(); share it freely.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "retra/error.hpp"
+#include "retra/game.hpp"
+#include "src/games/chess/board.hpp"
+#include "src/games/chess/index.hpp"
+#include "src/games/chess/material.hpp"
+
+namespace retra::chess {
+
+struct Position {
+  std::array<std::uint8_t, kMaxPieces> sq{};  // square of each slot of the segment's layout
+  std::uint64_t index = 0;                    // where unrank() found it (for next())
+  Color side = white;
+  bool valid = true;  // a canonical placement whose side not to move is not in check
+};
+
+// How a converting move's child is laid out in its target segment.
+struct Transition {
+  int target = -1;    // table id (the dtz segment); -1: none
+  bool flip = false;  // the child's material is the colour-flipped table
+  // For each slot of the target: the parent's slot its piece comes from (the mover's piece at its
+  // new square), or -1 for the promoted piece.
+  std::array<std::int8_t, kMaxPieces> from{};
+};
+
+struct Table {
+  TableKey key;
+  std::string name;
+  std::unique_ptr<Indexer> indexer;
+  std::vector<Slot> slots;
+  std::vector<std::uint8_t> codes;  // board code of each slot
+  int n = 0, bk_slot = 0;
+  // Transitions of the converting moves, by the slots involved.
+  std::vector<Transition> capture;                       // [victim]: a piece (not a pawn) captures
+  std::vector<std::array<Transition, 2>> push;           // [pawn][0: one step, 1: two steps]
+  std::vector<std::vector<Transition>> pawn_capture;     // [pawn][victim]
+  std::vector<std::array<Transition, 4>> promote;        // [pawn][Q R B N]
+  std::vector<std::vector<std::array<Transition, 4>>> capture_promote;  // [pawn][victim][piece]
+};
+
+class Game {
+ public:
+  using Position = chess::Position;
+  using SegmentId = int;
+  static constexpr std::string_view kName = "chess";
+  static constexpr std::string_view kVariant = "fide-50";
+  static constexpr std::string_view kIndexer = "chess-sym-v1";
+  static constexpr std::string_view kValueEncoding = "dtz50-dtm-u8";
+  static constexpr ValueKind kValueKind = ValueKind::dtz;
+  using Kinds = ValueKinds<ValueKind::dtz, ValueKind::dtm>;
+  // K + 4 Q (6 pieces): 8 + 4 x 27 non-converting moves; more queens need wider counters.
+  static constexpr int kMaxMoves = 116;
+  // Virtual segments: double pushes after which en passant is possible, and captures that leave
+  // only the kings (a draw; no table holds it).
+  static constexpr int kEnPassant = -1, kKingsOnly = -2;
+  static bool virtual_segment(int s) { return s < 0; }
+
+  // The given tables (all their pawn profiles) and every table their moves lead to, in an order
+  // where dependencies come first; with_dtm adds the distance-to-mate segments.
+  static Result<std::shared_ptr<const Game>> closure(const std::vector<Material>& targets,
+                                                     bool with_dtm);
+
+  int tables() const { return static_cast<int>(tables_.size()); }
+  int segments() const { return with_dtm_ ? 2 * tables() : tables(); }
+  const Table& table(int s) const { return tables_[static_cast<std::size_t>(s % tables())]; }
+  bool is_dtm(int s) const { return s >= tables(); }
+  ValueKind value_kind(int s) const { return is_dtm(s) ? ValueKind::dtm : ValueKind::dtz; }
+  int find(const std::string& segment_name) const;  // -1 if absent
+  std::string segment_name(int s) const {
+    return is_dtm(s) ? table(s).name + ".dtm" : table(s).name;
+  }
+  std::vector<int> dependencies(int s) const;
+
+  std::uint64_t segment_size(int s) const { return 2 * table(s).indexer->size(); }
+  Position unrank(int s, std::uint64_t i) const;
+  std::uint64_t rank(int s, const Position& p) const;
+  bool next(int s, Position& p) const;
+  bool is_valid(int, const Position& p) const { return p.valid; }
+  int no_move_value(int s, const Position& p) const;  // mate: 2 (lost, 0 plies); stalemate: 0
+
+  Board board(int s, const Position& p) const;
+  // A position of segment s from a board in the table's orientation.
+  Result<Position> from_board(int s, const Board& b) const;
+
+  template <class F>
+  int for_each_move(int s, const Position& p, F&& f) const;
+  template <class F>
+  MoveCount for_each_conversion(int s, const Position& p, F&& f) const;
+  template <class F>
+  void for_each_unmove(int s, const Position& q, F&& f) const;
+  // The value of the virtual child of an en-passant-enabling double push, combining the stored
+  // value with every legal en-passant capture (from the child's mover's view).
+  template <class Lower>
+  int virtual_value(int s, std::uint64_t packed, const Lower& lower) const;
+
+  bool packable(int) const { return true; }
+  std::uint64_t pack(int s, const Position& p) const {
+    std::uint64_t bits = p.side;
+    for (int i = 0; i < table(s).n; ++i) bits |= std::uint64_t{p.sq[i]} << (1 + 6 * i);
+    return bits;
+  }
+  Position unpack(int s, std::uint64_t bits) const {
+    Position p;
+    p.side = Color(bits & 1);
+    for (int i = 0; i < table(s).n; ++i)
+      p.sq[i] = static_cast<std::uint8_t>((bits >> (1 + 6 * i)) & 63);
+    return p;
+  }
+
+ private:
+  friend struct MoveGen;
+  std::vector<Table> tables_;
+  std::map<std::string, int, std::less<>> by_name_;
+  bool with_dtm_ = false;
+};
+
+}  // namespace retra::chess
+
+#include "src/games/chess/movegen.inl"

@@ -1,0 +1,86 @@
+// The chess index of one segment: placements of its pieces up to the board's symmetries, as a
+// mixed-radix number over piece groups. Pawnless segments use all 8 symmetries of the square:
+// the two kings form one group of 462 classes (the white king in the a1-d1-d4 triangle, the black
+// king on or below the a1-h8 diagonal when the white king is on it, never adjacent). Segments with
+// pawns use the left-right mirror: the pawns (their ranks fixed by the segment's profile, their
+// files free) form the first group, one representative per mirror pair. Then the kings (pawn
+// segments), then every group of identical pieces as a combination over the squares still free,
+// so pieces never overlap.
+//
+// Indices that are not a canonical placement (both kings on the diagonal with the first other
+// piece above it, a symmetric pawn configuration with the white king on the e-h files, adjacent
+// kings in pawn segments) are invalid: unrank reports them, the kernels skip them. Legality (the
+// side not to move in check) is the Game's test, not the index's.
+// Thread safety: an Indexer is immutable after construction.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/games/chess/material.hpp"
+
+namespace retra::chess {
+
+// The 8 symmetries of the board as square maps: 0 identity, then the others; with pawns only 0
+// and 1 (the left-right mirror) are used.
+int transform(int t, int sq);
+inline constexpr int kMirror = 1;  // a <-> h
+
+class Indexer {
+ public:
+  explicit Indexer(const TableKey& key);
+
+  const TableKey& key() const { return key_; }
+  const std::vector<Slot>& slots() const { return slots_; }
+  std::uint64_t size() const { return size_; }  // placements (per side to move)
+  // The index size of Syzygy's scheme for the same table (docs/CHESS.md compares them).
+  std::uint64_t syzygy_size() const { return syzygy_size_; }
+  std::string scheme() const;
+
+  // The index of the class of a placement (squares by slot, any orientation). *transform_used
+  // receives the symmetry that maps the placement to its representative; *symmetric whether the
+  // placement is its own image under a non-trivial symmetry.
+  std::uint64_t rank(const std::uint8_t* sq, int* transform_used = nullptr,
+                     bool* symmetric = nullptr) const;
+  // Writes the placement of index i; false when i is not a canonical placement.
+  bool unrank(std::uint64_t i, std::uint8_t* sq) const;
+  // The placement of index i from sq, which holds the placement of index i - 1: only the last
+  // group is placed again, unless its rank wrapped around. Returns what unrank(i) returns.
+  bool step(std::uint64_t i, std::uint8_t* sq) const;
+
+ private:
+  struct Group {
+    int first, count;  // slots [first, first + count): identical pieces
+  };
+  // The canonical orientation of a placement: the symmetry to apply, and whether it is symmetric.
+  int canonical_transform(const std::uint8_t* sq, bool* symmetric) const;
+  std::uint64_t rank_canonical(const std::uint8_t* sq) const;
+  void pawn_codes(const std::uint8_t* sq, std::uint32_t* code, std::uint32_t* mcode) const;
+  // Whether a decoded placement is its class's representative; head: the king-pair id or the
+  // pawn configuration id.
+  bool canonical(const std::uint8_t* sq, std::uint64_t head) const;
+
+  TableKey key_;
+  std::vector<Slot> slots_;
+  int n_ = 0, bk_slot_ = 0;
+  bool pawns_ = false;
+  std::vector<Group> groups_;  // the groups after the first (king pair / pawns + kings)
+  std::vector<std::uint64_t> radix_;
+  std::uint64_t size_ = 0, syzygy_size_ = 0;
+  // Pawn segments: the pawn slots, their file configurations (one per mirror pair, overlaps
+  // excluded) and the canonical id of every configuration code (-1: not canonical).
+  std::vector<int> pawn_slots_;
+  std::vector<std::uint32_t> config_code_;   // by id: the configuration's code
+  std::vector<std::int32_t> config_id_;      // by code: its id, or -1
+  std::vector<std::uint32_t> config_symmetric_;  // by id: 1 if its own mirror image
+  std::vector<std::uint32_t> code_radix_;    // mixed radix of the code, per pawn class
+  struct PawnClass {
+    Color color;
+    int rank, count, first_slot;
+  };
+  std::vector<PawnClass> classes_;
+};
+
+}  // namespace retra::chess

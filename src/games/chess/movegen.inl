@@ -1,0 +1,292 @@
+// Move and unmove generation of the chess Game (game.hpp), inline for the kernels' hot loops.
+// Positions are piece lists (squares by slot); bitboards are built per call.
+// Thread safety: pure functions of the immutable Game.
+#pragma once
+
+namespace retra::chess {
+
+// Whether squares a and b stand side by side on one rank.
+inline bool beside(int a, int b) {
+  return rank_of(a) == rank_of(b) && (file_of(a) - file_of(b) == 1 || file_of(b) - file_of(a) == 1);
+}
+
+// The pieces of one position as bitboards, and the legality test of a move.
+struct MoveGen {
+  const Game& g;
+  const Table& t;
+  const std::uint8_t* sq;
+  Color us, them;
+  Bitboard occ = 0, by[2] = {0, 0};
+  int king_sq = 0;  // our king's square
+
+  MoveGen(const Game& game, int s, const Position& p)
+      : g(game), t(game.table(s)), sq(p.sq.data()), us(p.side), them(opposite(p.side)) {
+    for (int i = 0; i < t.n; ++i) {
+      occ |= bit(sq[i]);
+      by[t.slots[i].color] |= bit(sq[i]);
+    }
+    king_sq = sq[us == white ? 0 : t.bk_slot];
+  }
+
+  // Whether square k is attacked by colour c's pieces, given the occupancy, ignoring slot
+  // `removed` (a captured piece).
+  bool attacked(int k, Color c, Bitboard o, int removed) const {
+    for (int i = 0; i < t.n; ++i) {
+      if (i == removed || t.slots[i].color != c) continue;
+      const int s = sq[i];
+      const PieceType pt = t.slots[i].type;
+      const Bitboard a = pt == pawn ? pawn_attacks(c, s) : attacks(pt, s, o);
+      if (a & bit(k)) return true;
+    }
+    return false;
+  }
+  // The move of slot i from its square to `to`, capturing slot `victim` (or -1), leaves our king
+  // safe. (The moved piece's own attacks do not matter: it is ours.)
+  bool legal(int i, int to, int victim) const {
+    const int from = sq[i];
+    Bitboard o = (occ & ~bit(from)) | bit(to);
+    const int k = t.slots[i].type == PieceType::king ? to : king_sq;
+    return !attacked(k, them, o, victim);
+  }
+  int victim_on(int s) const {
+    for (int i = 0; i < t.n; ++i)
+      if (sq[i] == s && t.slots[i].color == them) return i;
+    return -1;
+  }
+
+  // The child of a converting move in its target segment's layout and index; `moved` is at `to`,
+  // a promoted piece (from = -1 in the transition) stands on `to`.
+  std::uint64_t child_index(const Transition& tr, int moved, int to, Color child_side,
+                            bool dtm, int* segment) const {
+    const Table& target = g.table(tr.target);
+    std::uint8_t c[kMaxPieces];
+    for (int j = 0; j < target.n; ++j) {
+      const int from = tr.from[j];
+      int s = from < 0 || from == moved ? to : sq[from];
+      if (tr.flip) s ^= 56;  // ranks mirrored
+      c[j] = static_cast<std::uint8_t>(s);
+    }
+    const Color side = tr.flip ? opposite(child_side) : child_side;
+    *segment = dtm ? tr.target + g.tables() : tr.target;
+    return (side == black ? target.indexer->size() : 0) + target.indexer->rank(c);
+  }
+};
+
+template <class F>
+MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quiet_too) {
+  MoveGen m(g, s, p);
+  const Table& t = m.t;
+  const bool dtm = g.is_dtm(s);
+  const Bitboard own = m.by[m.us], enemy = m.by[m.them];
+  MoveCount mc;
+  auto conversion = [&](const Transition& tr, int moved, int to) {
+    if (tr.target < 0) {  // only the kings are left: a draw
+      f(Child<int>{Game::kKingsOnly, 0, 0, true});
+      return;
+    }
+    int seg;
+    const std::uint64_t idx = m.child_index(tr, moved, to, m.them, dtm, &seg);
+    f(Child<int>{seg, idx, 0, true});
+  };
+  for (int i = 0; i < t.n; ++i) {
+    if (t.slots[i].color != m.us) continue;
+    const int from = p.sq[i];
+    const PieceType pt = t.slots[i].type;
+    if (pt != pawn) {
+      Bitboard targets = attacks(pt, from, m.occ) & ~own;
+      while (targets) {
+        const int to = std::countr_zero(targets);
+        targets &= targets - 1;
+        const int v = (enemy & bit(to)) ? m.victim_on(to) : -1;
+        if (!m.legal(i, to, v)) continue;
+        ++mc.legal;
+        if (v >= 0) {
+          conversion(t.capture[static_cast<std::size_t>(v)], i, to);
+          continue;
+        }
+        ++mc.quiet;
+        if (quiet_too) {
+          Position c = p;
+          c.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(to);
+          c.side = m.them;
+          f(Child<int>{s, g.rank(s, c), 0, false});
+        }
+      }
+      continue;
+    }
+    // Pawns: every move converts (the pawn profile changes).
+    const int dir = m.us == white ? 8 : -8;
+    const int last = m.us == white ? 7 : 0;
+    const std::size_t ps = static_cast<std::size_t>(i);
+    const int one = from + dir;
+    if (!(m.occ & bit(one)) && m.legal(i, one, -1)) {
+      if (rank_of(one) == last) {
+        for (int k = 0; k < 4; ++k) {
+          ++mc.legal;
+          conversion(t.promote[ps][static_cast<std::size_t>(k)], i, one);
+        }
+      } else {
+        ++mc.legal;
+        conversion(t.push[ps][0], i, one);
+      }
+    }
+    const int start = m.us == white ? 1 : 6;
+    const int two = one + dir;
+    if (rank_of(from) == start && !(m.occ & bit(one)) && !(m.occ & bit(two)) &&
+        m.legal(i, two, -1)) {
+      ++mc.legal;
+      const Transition& tr = t.push[ps][1];
+      int seg;
+      const std::uint64_t idx = m.child_index(tr, i, two, m.them, dtm, &seg);
+      // En passant: an enemy pawn beside the pushed one may capture it (the virtual child
+      // decides whether it legally can).
+      bool ep = false;
+      for (int j = 0; j < t.n && !ep; ++j)
+        ep = t.slots[j].color == m.them && t.slots[j].type == pawn && beside(p.sq[j], two);
+      if (ep)
+        f(Child<int>{Game::kEnPassant,
+                     (std::uint64_t{static_cast<std::uint32_t>(seg)} << 46) |
+                         (std::uint64_t{static_cast<std::uint32_t>(two)} << 40) | idx,
+                     0, true});
+      else
+        f(Child<int>{seg, idx, 0, true});
+    }
+    Bitboard caps = pawn_attacks(m.us, from) & enemy;
+    while (caps) {
+      const int to = std::countr_zero(caps);
+      caps &= caps - 1;
+      const int v = m.victim_on(to);
+      if (!m.legal(i, to, v)) continue;
+      const std::size_t vs = static_cast<std::size_t>(v);
+      if (rank_of(to) == last) {
+        for (int k = 0; k < 4; ++k) {
+          ++mc.legal;
+          conversion(t.capture_promote[ps][vs][static_cast<std::size_t>(k)], i, to);
+        }
+      } else {
+        ++mc.legal;
+        conversion(t.pawn_capture[ps][vs], i, to);
+      }
+    }
+  }
+  return mc;
+}
+
+template <class F>
+int Game::for_each_move(int s, const Position& p, F&& f) const {
+  return detail_moves(*this, s, p, f, true).legal;
+}
+
+template <class F>
+MoveCount Game::for_each_conversion(int s, const Position& p, F&& f) const {
+  return detail_moves(*this, s, p, f, false);
+}
+
+template <class F>
+void Game::for_each_unmove(int s, const Position& q, F&& f) const {
+  const Table& t = table(s);
+  const Color mover = opposite(q.side);
+  Bitboard occ = 0;
+  for (int i = 0; i < t.n; ++i) occ |= bit(q.sq[i]);
+  const bool pawnless = !t.key.material.has_pawns();
+  // Counters count a parent's moves from its class representative. When the child is its own
+  // image under a reflection h (every piece on a long diagonal), the pairs (P, m) and (h(P),
+  // h(m)) reach the same parent class by two moves of which the parent counted one: report one of
+  // them (the lexicographically smaller placement). A symmetric parent reaches a non-symmetric
+  // child class by two counted moves that one orientation of the child shows as one: report it
+  // twice. (tests/chess_index_test.cpp checks the counts exhaustively.)
+  int h = -1;  // the child's stabilizing reflection: 4 (a1-h8), 7 (a8-h1) or none
+  if (pawnless) {
+    bool diag = true, anti = true;
+    for (int i = 0; i < t.n; ++i) {
+      diag = diag && file_of(q.sq[i]) == rank_of(q.sq[i]);
+      anti = anti && file_of(q.sq[i]) + rank_of(q.sq[i]) == 7;
+    }
+    h = diag ? 4 : anti ? 7 : -1;
+  }
+  const int their_king = q.sq[q.side == white ? 0 : t.bk_slot];
+  Position p = q;
+  p.side = mover;
+  for (int i = 0; i < t.n; ++i) {
+    if (t.slots[i].color != mover || t.slots[i].type == pawn) continue;
+    const int to = q.sq[i];
+    Bitboard origins = attacks(t.slots[i].type, to, occ) & ~occ;
+    while (origins) {
+      const int from = std::countr_zero(origins);
+      origins &= origins - 1;
+      p.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(from);
+      // The parent is a position only if its side not to move (q's mover-to-be) is not in check.
+      MoveGen m(*this, s, p);
+      if (m.attacked(their_king, mover, m.occ, -1)) continue;
+      int tr = 0;
+      bool sym = false;
+      const std::uint64_t r = (mover == black ? t.indexer->size() : 0) +
+                              t.indexer->rank(p.sq.data(), &tr, &sym);
+      if (h < 0) {
+        f(r, p);
+        if (sym) f(r, p);
+      } else if (sym) {
+        f(r, p);
+      } else {
+        std::uint8_t image[kMaxPieces];
+        for (int k = 0; k < t.n; ++k)
+          image[k] = static_cast<std::uint8_t>(transform(h, p.sq[static_cast<std::size_t>(k)]));
+        if (std::memcmp(p.sq.data(), image, static_cast<std::size_t>(t.n)) < 0) f(r, p);
+      }
+    }
+    p.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(to);
+  }
+}
+
+template <class Lower>
+int Game::virtual_value(int s, std::uint64_t packed, const Lower& lower) const {
+  if (s == kKingsOnly) return 0;
+  const int seg = static_cast<int>(packed >> 46);
+  const int to = static_cast<int>((packed >> 40) & 63);
+  const std::uint64_t idx = packed & ((std::uint64_t{1} << 40) - 1);
+  const Table& t = table(seg);
+  const Position c = unrank(seg, idx);
+  const bool dtm = is_dtm(seg);
+  int best = static_cast<int>(lower(seg, idx));
+  // Preference of the child's mover: fast wins, then draws, then slow losses.
+  auto pref = [&](int v) {
+    if (v == 0) return 0;
+    if (dtm) return (v & 1) ? 1000 - v : -1000 + v;
+    return (v & 1) ? 1000 - v : -1000 + v;  // dtz: odd = win at (v-1)/2, even = loss at (v-2)/2
+  };
+  MoveGen m(*this, seg, c);
+  int victim = -1;
+  for (int i = 0; i < t.n; ++i)
+    if (c.sq[i] == to && t.slots[i].type == pawn) victim = i;
+  const int ep = to + (m.them == white ? -8 : 8);  // the square the pushed pawn passed
+  for (int i = 0; i < t.n; ++i) {
+    if (t.slots[i].color != m.us || t.slots[i].type != pawn) continue;
+    if (!beside(c.sq[i], to)) continue;
+    // Legal if our king is safe with both pawns gone from their squares and ours on ep.
+    const Bitboard o = (m.occ & ~bit(c.sq[i]) & ~bit(to)) | bit(ep);
+    const int k = c.sq[m.us == white ? 0 : t.bk_slot];
+    if (m.attacked(k, m.them, o, victim)) continue;
+    int useg;
+    const std::uint64_t uidx =
+        m.child_index(t.pawn_capture[static_cast<std::size_t>(i)][static_cast<std::size_t>(victim)],
+                      i, ep, m.them, dtm, &useg);
+    const int e = static_cast<int>(lower(useg, uidx));
+    int v;
+    if (dtm) {
+      v = e == 0 ? 0 : e + 1;
+    } else {
+      // A capture zeroes the clock: the capturer wins at once unless the capture leads to a
+      // loss only beyond the 50-move horizon, which makes it a win 100 plies later.
+      if (e == 0)
+        v = 0;
+      else if (e & 1)
+        v = (e - 1) / 2 <= 100 ? 2 * 1 + 2 : 2 * 101 + 2;  // the child's mover wins: a loss
+      else
+        v = (e - 2) / 2 <= 100 ? 2 * 1 + 1 : 2 * 101 + 1;  // the child's mover loses: a win
+    }
+    if (pref(v) > pref(best)) best = v;
+  }
+  return best;
+}
+
+}  // namespace retra::chess

@@ -1,0 +1,150 @@
+// The chess index: a bijection between canonical placements and indices (exhaustively on small
+// segments, by property on large ones), every symmetric image of a placement ranks alike, sizes
+// never above Syzygy's scheme, and the unmove contract of the backward kernel: over all children
+// of a segment, every parent is reported exactly as often as it has non-converting legal moves.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "src/games/chess/game.hpp"
+
+namespace retra::chess {
+namespace {
+
+std::shared_ptr<const Game> game_of(const std::string& name) {
+  auto m = parse_material(name);
+  EXPECT_TRUE(m) << name;
+  auto g = Game::closure({*m}, false);
+  EXPECT_TRUE(g) << (g ? "" : g.error().message());
+  return *g;
+}
+
+// Every valid index unranks to a placement that ranks back to it; every image of that placement
+// under the symmetries the segment uses ranks to it as well.
+void expect_bijection(const Game& g, int s, std::uint64_t step) {
+  const Indexer& ix = *g.table(s).indexer;
+  const bool pawns = g.table(s).key.material.has_pawns();
+  const int n = g.table(s).n;
+  std::uint64_t valid = 0;
+  for (std::uint64_t i = 0; i < ix.size(); i += step) {
+    std::array<std::uint8_t, kMaxPieces> sq{};
+    if (!ix.unrank(i, sq.data())) continue;
+    ++valid;
+    ASSERT_EQ(ix.rank(sq.data()), i) << g.table(s).name << " index " << i;
+    for (int t = 1; t < (pawns ? 2 : 8); ++t) {
+      std::array<std::uint8_t, kMaxPieces> img{};
+      for (int k = 0; k < n; ++k) img[k] = static_cast<std::uint8_t>(transform(t, sq[k]));
+      ASSERT_EQ(ix.rank(img.data()), i) << g.table(s).name << " index " << i << " transform " << t;
+    }
+  }
+  EXPECT_GT(valid, ix.size() / step / 2) << "most indices are placements";
+}
+
+TEST(ChessIndex, BijectionOnSmallSegments) {
+  // Every index of the 3-piece tables, about 100 000 of each 4-piece segment.
+  for (const char* name : {"KQvK", "KBBvK", "KRvKN", "KQvKQ", "KPvK", "KPPvK", "KPvKP"}) {
+    const auto g = game_of(name);
+    for (int s = 0; s < g->tables(); ++s)
+      expect_bijection(*g, s,
+                       std::max<std::uint64_t>(1, g->table(s).indexer->size() / 100'000 | 1));
+  }
+}
+
+TEST(ChessIndex, BijectionOnLargerSegmentsSampled) {
+  for (const char* name : {"KQRvKR", "KRPvKR", "KBNvKN", "KPPvKP"}) {
+    const auto g = game_of(name);
+    for (int s = 0; s < g->tables(); ++s)
+      expect_bijection(*g, s, std::max<std::uint64_t>(1, g->table(s).indexer->size() / 3000));
+  }
+}
+
+// Random placements of random tables: rank, unrank the rank, and the result is an image of the
+// placement under one of the segment's symmetries.
+RC_GTEST_PROP(ChessIndex, RankUnrankGivesAnImage, ()) {
+  static const auto g = game_of("KRPvKQ");  // pulls in many tables, pawnless ones too
+  const int s = *rc::gen::inRange(0, g->tables());
+  const Table& t = g->table(s);
+  std::array<std::uint8_t, kMaxPieces> sq{};
+  Bitboard occ = 0;
+  for (int i = 0; i < t.n; ++i) {
+    // Generated once, then moved on to the next free square (a retry would loop while shrinking).
+    const bool p = t.slots[i].type == pawn;
+    int x = p ? square(*rc::gen::inRange(0, 8), t.slots[i].rank) : *rc::gen::inRange(0, 64);
+    while (occ & bit(x)) x = p ? square((file_of(x) + 1) % 8, rank_of(x)) : (x + 1) % 64;
+    occ |= bit(x);
+    sq[i] = static_cast<std::uint8_t>(x);
+  }
+  RC_PRE(!(king_attacks(sq[0]) & bit(sq[t.bk_slot])));
+  const std::uint64_t r = t.indexer->rank(sq.data());
+  RC_ASSERT(r < t.indexer->size());
+  std::array<std::uint8_t, kMaxPieces> back{};
+  RC_ASSERT(t.indexer->unrank(r, back.data()));
+  // The placement's image under some symmetry equals `back` as a set of pieces per slot group.
+  bool found = false;
+  for (int tr = 0; tr < (t.key.material.has_pawns() ? 2 : 8) && !found; ++tr) {
+    std::map<std::pair<int, int>, std::multiset<int>> a, b;
+    for (int i = 0; i < t.n; ++i) {
+      a[{t.codes[i], t.slots[i].rank}].insert(transform(tr, sq[i]));
+      b[{t.codes[i], t.slots[i].rank}].insert(back[i]);
+    }
+    found = a == b;
+  }
+  RC_ASSERT(found);
+}
+
+TEST(ChessIndex, NeverLargerThanSyzygysScheme) {
+  for (int pieces = 3; pieces <= 5; ++pieces)
+    for (const Material& m : materials_with(pieces)) {
+      std::uint64_t ours = 0, syzygy = 0;
+      for (const PawnProfile& p : profiles(m)) {
+        const Indexer ix(TableKey{m, p});
+        ours += ix.size();
+        syzygy = ix.syzygy_size();
+      }
+      EXPECT_LE(ours, syzygy) << m.name();
+    }
+}
+
+// Over every child q of a segment, the parents its unmoves report, counted per parent index,
+// equal each parent's non-converting legal moves.
+void expect_unmove_contract(const std::string& name) {
+  const auto g = game_of(name);
+  for (int s = 0; s < g->tables(); ++s) {
+    const std::uint64_t size = g->segment_size(s);
+    std::vector<int> reported(size, 0), quiet(size, 0);
+    for (std::uint64_t i = 0; i < size; ++i) {
+      const Position p = g->unrank(s, i);
+      if (!p.valid) continue;
+      quiet[i] = g->for_each_conversion(s, p, [](const Child<int>&) {}).quiet;
+      g->for_each_unmove(s, p, [&](std::uint64_t parent, const Position&) { ++reported[parent]; });
+    }
+    for (std::uint64_t i = 0; i < size; ++i)
+      ASSERT_EQ(reported[i], quiet[i]) << g->table(s).name << " parent index " << i;
+  }
+}
+
+TEST(ChessUnmoves, EveryParentIsReportedOncePerMove) {
+  // Every 3-piece table (pawnless ones have positions on the long diagonals, whose symmetry the
+  // unmoves must count right); tests/chess_reference_test.cpp checks every 3- and 4-piece table
+  // through the values the kernel computes from these unmoves.
+  for (const char* name : {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK"})
+    expect_unmove_contract(name);
+}
+
+TEST(ChessGame, ClosureHasEveryConversion) {
+  const auto g = game_of("KRPvKR");
+  std::set<std::string> names;
+  for (int s = 0; s < g->tables(); ++s) names.insert(g->table(s).name);
+  for (const char* want : {"KRPvKR_w2", "KRPvKR_w7", "KRvKR", "KQRvKR", "KRRvKR", "KRBvKR",
+                           "KRNvKR", "KRPvK_w5", "KRvKP_b6", "KRvK", "KQvKR", "KPvK_w7"})
+    EXPECT_TRUE(names.count(want)) << want;
+  // Dependencies come first.
+  for (int s = 0; s < g->tables(); ++s)
+    for (int d : g->dependencies(s)) EXPECT_LT(d, s) << g->table(s).name;
+}
+
+}  // namespace
+}  // namespace retra::chess
