@@ -78,9 +78,10 @@ inline constexpr std::uint64_t kLossBit = 1ull << 63;
 // What the converting moves of one position guarantee, folded during initialization.
 struct Exits {
   int best = kNoExit;  // score: best capture value
-  int win = 256;       // dtm: fastest win through a conversion; wdl: 1 if a conversion wins
-  int floor = 0;       // dtm: the loss value the conversions force at least
-  bool draw = false;   // a conversion to a draw: the position can never lose
+  static constexpr int kNoWin = 1 << 20;
+  int win = kNoWin;   // dtm, dtz: fastest win through a conversion; wdl: 1 if a conversion wins
+  int floor = 0;      // dtm: the loss value the conversions force at least
+  bool draw = false;  // a conversion to a draw: the position can never lose
 };
 
 // Seeds of a (stage, level): undecided positions whose byte equals the win code, or the loss code
@@ -133,26 +134,37 @@ struct Rules<ValueKind::score> {
 };
 
 // Distance to mate (Fang's Table 1): one stage; the frontier of level d holds the positions whose
-// value is d. A child at even d (a loss) makes its parents wins in d + 1; a parent whose last
-// unknown child is decided at odd d loses in 1 + max(children) = max(d + 1, its converting
-// floor), so it waits for the level of its floor if that is higher. With dtc (distance to
-// conversion, Fang 3.3) a conversion into a loss is a win now (1), into a win a loss (2).
-template <>
-struct Rules<ValueKind::dtm> {
+// value is d. A child lost for its mover at level d makes its parents wins in d + 1; a parent
+// whose last unknown child is decided as a win at level d loses in 1 + max(children) =
+// max(d + 1, its converting floor), so it waits for the level of its floor if that is higher.
+// With dtc (distance to conversion, Fang 3.3) a conversion into a loss is a win now (1), into a
+// win a loss (2). Mated is the byte the game gives a mated position (Game::kMatedCode): 2 in
+// Fang's encoding, where 1 is capturing the king and losses are even; 1 in games without a king
+// capture, where losses are odd and a byte reaches one ply further (254 plies).
+template <int Mated>
+struct DtmRules {
+  static_assert(Mated == 1 || Mated == 2);
   static constexpr bool kSeedsEveryLevel = true;
   static constexpr int kFirstLevel = 1;
-  static constexpr int kMaxLevel = 253;  // the parents of level 253 get 254, the last byte value
+  static constexpr int kMaxCode = 256 - Mated;    // 2: 254 (255 reserved); 1: 255
+  static constexpr int kMaxLevel = kMaxCode - 1;  // whose parents get the last code
+  static constexpr bool loses(int v) { return v != 0 && ((v ^ Mated) & 1) == 0; }
   static void fold(Exits& e, int, int child, bool dtc) {
+    assert(!dtc || Mated == 2);  // conversion codes 1 and 2 are Fang's
     if (child == 0)
       e.draw = true;
-    else if (child & 1)
+    else if (!loses(child))
       e.floor = std::max(e.floor, dtc ? 2 : child + 1);
     else
       e.win = std::min(e.win, dtc ? 1 : child + 1);
   }
   static int initial(const Exits& e, bool* overflow) {
-    if (e.win == 255 || (e.win == 256 && e.floor > 254)) *overflow = true;
-    return e.win <= 254 ? e.win : e.floor;
+    const int v = e.win != Exits::kNoWin ? e.win : e.floor;
+    if (v > kMaxCode) {
+      *overflow = true;
+      return 0;
+    }
+    return v;
   }
   template <class G>
   static std::vector<int> stage_list(const G&, const typename G::SegmentId&) {
@@ -160,8 +172,8 @@ struct Rules<ValueKind::dtm> {
   }
   static bool stage_has_seeds(const std::array<std::uint64_t, 256>&, int) { return true; }
   static int seed_level(int v) { return v >= 1 ? v : -1; }
-  static SeedCodes seeds(int, int d) { return (d & 1) ? SeedCodes{d, -1} : SeedCodes{-1, d}; }
-  static bool is_loss(std::uint8_t v) { return v != 0 && !(v & 1); }
+  static SeedCodes seeds(int, int d) { return loses(d) ? SeedCodes{-1, d} : SeedCodes{d, -1}; }
+  static bool is_loss(std::uint8_t v) { return loses(v); }
   static std::uint8_t win_value(int, int d) { return static_cast<std::uint8_t>(d + 1); }
   static bool loss_ready(std::uint8_t v, int, int d) { return v <= d + 1; }
   static std::uint8_t loss_value(int, int d) { return static_cast<std::uint8_t>(d + 1); }
@@ -169,6 +181,8 @@ struct Rules<ValueKind::dtm> {
     return fmt::format("{}: level {}", label, d);
   }
 };
+template <>
+struct Rules<ValueKind::dtm> : DtmRules<2> {};
 
 // Distance to zeroing under the 50-move rule (ValueKind::dtz): one stage; the frontier of level d
 // holds the positions decided with d plies to the next zeroing move, wins coded 2d + 1, losses
@@ -194,7 +208,7 @@ struct Rules<ValueKind::dtz> {
       e.win = std::min(e.win, (child - 2) / 2 <= kHorizon ? 1 : kHorizon + 1);
   }
   static int initial(const Exits& e, bool*) {
-    if (e.win < 256) return win_code(e.win);
+    if (e.win != Exits::kNoWin) return win_code(e.win);
     return e.floor ? loss_code(e.floor) : 0;
   }
   template <class G>
@@ -283,6 +297,16 @@ constexpr int max_moves() {
   else
     return 126;
 }
+// The rules of kind K for game G: distance to mate depends on the byte of a mated position.
+template <class G>
+constexpr int mated_code() {
+  if constexpr (requires { G::kMatedCode; })
+    return G::kMatedCode;
+  else
+    return 2;
+}
+template <class G, ValueKind K>
+using RulesFor = std::conditional_t<K == ValueKind::dtm, DtmRules<mated_code<G>()>, Rules<K>>;
 template <class G>
 using CellFor = std::conditional_t<(max_moves<G>() < 127), std::uint8_t, std::uint16_t>;
 
@@ -292,7 +316,7 @@ template <Game G, ValueKind K, class Lower, class Cell>
 class Run {
   using Pos = typename G::Position;
   using Seg = typename G::SegmentId;
-  using R = Rules<K>;
+  using R = RulesFor<G, K>;
   using Clock = std::chrono::steady_clock;
   static constexpr Cell kDecided = CellBits<Cell>::kDecided;
   static constexpr Cell kCounter = CellBits<Cell>::kCounter;
@@ -442,9 +466,11 @@ class Run {
   }
 
   Error distance_overflow() const {
-    return Error(
-        Errc::resource, Cause::distance_overflow,
-        fmt::format("{}: a distance exceeds 254 plies, which one byte cannot hold", opt_.label));
+    std::string what = "a distance exceeds what one byte holds";
+    if constexpr (K == ValueKind::dtm)
+      what = fmt::format("a distance to mate exceeds {} plies, which one byte cannot hold",
+                         R::kMaxCode - mated_code<G>());
+    return Error(Errc::resource, Cause::distance_overflow, fmt::format("{}: {}", opt_.label, what));
   }
 
   // ---- frontier entries --------------------------------------------------------------------
@@ -484,12 +510,14 @@ class Run {
           if (R::kSeedsEveryLevel && level < last_seed_level) continue;
           break;
         }
-        if (level > R::kMaxLevel) return distance_overflow();
         st_.decided += frontier_.size();
         st_.max_frontier = std::max<std::uint64_t>(st_.max_frontier, frontier_.size());
         ++st_.levels;
         progress_phase(opt_.progress, R::phase(opt_.label, stage, level), frontier_.size());
         expand(stage, level);
+        // Past the last level the expansion's values do not fit a byte: an overflow only when it
+        // decided something (a last frontier whose parents are all decided is fine).
+        if (level > R::kMaxLevel && !next_.empty()) return distance_overflow();
         frontier_.swap(next_);
       }
     }

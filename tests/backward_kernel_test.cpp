@@ -315,6 +315,72 @@ TEST(BackwardKernel, WideCountersForGamesWithManyMoves) {
   EXPECT_EQ(st.error().cause(), Cause::counter_overflow);
 }
 
+// A game without a king capture (kMatedCode 1): every distance to mate is one byte lower than in
+// Fang's encoding, losses odd.
+template <ValueKind K>
+struct MatedOneGraph : Graph<K> {
+  static constexpr int kMatedCode = 1;
+};
+
+TEST(BackwardKernel, MatedCodeOneCountsTheSameDistances) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    auto fang = random_graph<ValueKind::dtm>(seed, 60 + seed * 5);
+    for (auto& t : fang.terminal) t.reset();  // no king captures
+    for (auto& v : fang.exit_value) v = v == 1 ? 3 : v;
+    MatedOneGraph<ValueKind::dtm> g;
+    static_cast<Graph<ValueKind::dtm>&>(g) = fang;
+    for (auto& v : g.exit_value) v = v ? v - 1 : 0;
+    for (auto& v : g.no_move) v = 1;
+    auto want = naive_dtm(fang);
+    for (auto& v : want) v = v ? v - 1 : 0;
+    for (int threads : {1, 2, 4}) ASSERT_EQ(kernel(g, threads), want) << "seed " << seed;
+  }
+}
+
+// A chain 0 -> 1 -> ... -> n - 1, the last position mated: position 0 is n - 1 plies from mate.
+template <class G>
+G mate_chain(std::size_t n, int mated) {
+  G g;
+  g.quiet.assign(n, {});
+  g.preds.assign(n, {});
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    g.quiet[i].push_back(i + 1);
+    g.preds[i + 1].push_back(i);
+  }
+  g.exits.assign(n, {});
+  g.no_move.assign(n, mated);
+  g.terminal.assign(n, std::nullopt);
+  return g;
+}
+
+// The longest distance a byte holds, and one ply more: a typed error, never a wrapped value.
+TEST(BackwardKernel, DistancesToMateUpToTheLastByte) {
+  auto run = [](const auto& g) {
+    std::vector<std::uint8_t> values(g.quiet.size());
+    auto st = kernels::backward(
+        g, 0, std::span(values), [](int, std::uint64_t) { return 0; }, kernels::BackwardOptions{});
+    return std::make_pair(std::move(st), values.empty() ? 0 : int{values[0]});
+  };
+  {  // Fang's encoding: 252 plies is byte 254, the last one (255 is reserved).
+    auto [st, v] = run(mate_chain<Graph<ValueKind::dtm>>(253, 2));
+    ASSERT_TRUE(st) << st.error().message();
+    EXPECT_EQ(v, 254);
+    auto [over, w] = run(mate_chain<Graph<ValueKind::dtm>>(254, 2));
+    ASSERT_FALSE(over);
+    EXPECT_EQ(over.error().cause(), Cause::distance_overflow);
+  }
+  {  // Mated byte 1: 254 plies is byte 255.
+    auto [st, v] = run(mate_chain<MatedOneGraph<ValueKind::dtm>>(255, 1));
+    ASSERT_TRUE(st) << st.error().message();
+    EXPECT_EQ(v, 255);
+    auto [over, w] = run(mate_chain<MatedOneGraph<ValueKind::dtm>>(256, 1));
+    ASSERT_FALSE(over);
+    EXPECT_EQ(over.error().cause(), Cause::distance_overflow);
+    EXPECT_NE(over.error().message().find("254 plies"), std::string::npos)
+        << over.error().message();
+  }
+}
+
 TEST(BackwardKernel, HandSolvedDistances) {
   // 0 -> 1 -> 2, 2 is checkmated (no moves: 2); 3 can capture the king (1); 4 -> 3 only: 4 must
   // move into a position where the opponent takes its king: loses in 2.

@@ -131,8 +131,8 @@ std::string run_stockfish(const std::string& input) {
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   // Debian installs it in /usr/games, which is not always on PATH.
-  std::string program = std::filesystem::exists("/usr/games/stockfish") ? "/usr/games/stockfish"
-                                                                         : "stockfish";
+  std::string program =
+      std::filesystem::exists("/usr/games/stockfish") ? "/usr/games/stockfish" : "stockfish";
   char* argv[] = {program.data(), nullptr};
   pid_t pid;
   if (posix_spawnp(&pid, program.c_str(), &fa, nullptr, argv, environ) != 0) return {};
@@ -192,8 +192,7 @@ std::vector<Board> random_positions(int count, std::uint64_t seed) {
 TEST(ChessRules, PerftEqualsStockfishOnRandomEndgames) {
   const auto positions = random_positions(400, 7);
   std::string input = "uci\n";
-  for (const Board& b : positions)
-    input += "position fen " + to_fen(b) + "\ngo perft 3\n";
+  for (const Board& b : positions) input += "position fen " + to_fen(b) + "\ngo perft 3\n";
   input += "quit\n";
   const std::string output = run_stockfish(input);
   ASSERT_FALSE(output.empty())

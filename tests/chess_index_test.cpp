@@ -130,8 +130,7 @@ TEST(ChessUnmoves, EveryParentIsReportedOncePerMove) {
   // Every 3-piece table (pawnless ones have positions on the long diagonals, whose symmetry the
   // unmoves must count right); tests/chess_reference_test.cpp checks every 3- and 4-piece table
   // through the values the kernel computes from these unmoves.
-  for (const char* name : {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK"})
-    expect_unmove_contract(name);
+  for (const char* name : {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK"}) expect_unmove_contract(name);
 }
 
 TEST(ChessGame, ClosureHasEveryConversion) {

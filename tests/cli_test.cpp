@@ -192,8 +192,8 @@ TEST_F(Cli, MissingAndForeignDatabaseDirectories) {
 }
 
 TEST_F(Cli, BadCommandLines) {
-  expect_failure(retra({"build", "chess", "--stones", "0-2", "--db", db()}), 2,
-                 "unknown game 'chess'; known games: awari");
+  expect_failure(retra({"build", "go", "--db", db()}), 2,
+                 "unknown game 'go'; known games: awari, xiangqi, chess");
   expect_failure(retra({"build", "awari", "--stones", "0-49", "--db", db()}), 2,
                  "0 <= A <= B <= 48");
   expect_failure(retra({"build", "awari", "--stones", "5-3", "--db", db()}), 2, "--stones '5-3'");

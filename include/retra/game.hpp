@@ -55,6 +55,10 @@
 //                                  (ValueKinds<...>) and says which one segment s holds (its
 //                                  converting moves stay within segments of that kind);
 //                                  kValueKind is then the first kind.
+//   kMatedCode                     distance-to-mate games: the byte of a mated position, 2 (the
+//                                  default: Fang's encoding, where 1 is capturing the king) or 1
+//                                  (games without a king capture: every byte is plies + 1, losses
+//                                  odd, and a byte holds up to 254 plies).
 //   kDtcFallback                   distance-to-mate games: true when a distance that overflows a
 //                                  byte may be stored as distance to conversion instead (Fang
 //                                  3.3), and --metric dtc may ask for it everywhere.
@@ -74,7 +78,8 @@ namespace retra {
 enum class ValueKind {
   score,  // int8: a number -n..n from the mover's view; endless play is worth 0
   dtm,    // uint8, Fang's Table 1: 0 draw, odd n: mover wins in n plies, even n: loses in n plies,
-          // 1 = the mover can capture the king now, 255 reserved
+          // 1 = the mover can capture the king now, 255 reserved; with kMatedCode 1 the parities
+          // swap: n = plies + 1, odd n loses (1: mated), even n wins, up to 255
   wdl,    // uint8: 0 draw, 1 win, 2 loss for the mover
   dtz,    // uint8, distance to zeroing under a 100-ply horizon (the 50-move rule): 0 draw,
           // 2d + 1: the mover wins and the next zeroing move (a conversion, or mate) comes in d

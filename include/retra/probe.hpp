@@ -53,6 +53,41 @@ struct Options {
   std::size_t cache_bytes = std::size_t{64} << 20;  // decompressed blocks kept (LRU), all segments
 };
 
+// Chess by bitboards, as engines hold a position (Fathom's convention): bit k of each mask is
+// square k, a1 = 0 .. h8 = 63; rule50 is the half-move clock, ep the en-passant square (0: none).
+struct ChessBoard {
+  std::uint64_t white = 0, black = 0;
+  std::uint64_t kings = 0, queens = 0, rooks = 0, bishops = 0, knights = 0, pawns = 0;
+  unsigned rule50 = 0;
+  unsigned ep = 0;
+  bool white_to_move = true;
+};
+
+// A chess position's values from the side to move's view (docs/CHESS.md): WDL50 (-2 loss, -1
+// blessed loss, 0 draw, 1 cursed win, 2 win, with the 50-move counter taken as 0), DTZ in plies
+// (Syzygy's convention, exact), DTM in plies (when the database holds it), and the outcome under
+// the position's own 50-move counter.
+struct ChessValue {
+  Status status = Status::ok;
+  int wdl = 0;
+  int dtz = 0;
+  bool has_dtm = false;
+  int dtm = 0;      // plies: odd > 0 the side to move mates, even <= 0 it is mated; 0 with has_dtm
+                    // false for a draw
+  int outcome = 0;  // -1, 0, 1 with the position's 50-move counter
+  std::string message;
+  explicit operator bool() const noexcept { return status == Status::ok; }
+};
+
+// One legal move of a root probe, with the values of the position it leads to from the mover's
+// view, best first (the move that keeps the best outcome under the 50-move counter, then the
+// fastest win or slowest loss).
+struct ChessMove {
+  std::uint8_t from = 0, to = 0;
+  std::uint8_t promotion = 0;  // 0 none, 1 queen, 2 rook, 3 bishop, 4 knight
+  ChessValue value;
+};
+
 struct CacheStats {
   std::uint64_t hits = 0, misses = 0;  // block lookups
   std::uint64_t bytes = 0;             // decompressed bytes held now
@@ -91,6 +126,14 @@ class Prober {
   // types K R N C P G M = 0..6 and colours Red 0, Black 1; side_to_move 0 = Red, 1 = Black.
   // An impossible board is an invalid_argument error, as a bad FEN is.
   Value xiangqi_board(std::span<const std::uint8_t, 90> board, int side_to_move) const;
+  // Chess by bitboards (no FEN parsing, no allocation when it succeeds): WDL only (the engines'
+  // hot path), or WDL, DTZ and DTM.
+  Value chess_wdl(const ChessBoard& board) const;
+  ChessValue chess(const ChessBoard& board) const;
+  // Every legal move with its values, best first; returns how many legal moves there are (at most
+  // out.size() are written). *position receives the position's own values.
+  int chess_root(const ChessBoard& board, std::span<ChessMove> out, ChessValue* position) const;
+
   // Batches of the typed entry points, grouped by block like probe_batch.
   void awari_batch(std::span<const std::array<int, 12>> positions, std::span<Value> out) const;
   void xiangqi_batch(std::span<const std::string_view> fens, std::span<Value> out) const;

@@ -79,6 +79,41 @@ RETRA_API int retra_xiangqi_probe_batch(const retra_db* db, const char* const* f
 RETRA_API int retra_xiangqi_probe_board(const retra_db* db, const unsigned char board[90],
                                         int side_to_move, int* value);
 
+/* Chess by bitboards (Fathom's convention: bit k of each mask is square k, a1 = 0 .. h8 = 63;
+ * rule50 the half-move clock, ep the en-passant square or 0). *wdl: -2 loss, -1 blessed loss,
+ * 0 draw, 1 cursed win, 2 win, for the side to move with the 50-move counter taken as 0. */
+RETRA_API int retra_chess_probe_wdl(const retra_db* db, unsigned long long white,
+                                    unsigned long long black, unsigned long long kings,
+                                    unsigned long long queens, unsigned long long rooks,
+                                    unsigned long long bishops, unsigned long long knights,
+                                    unsigned long long pawns, unsigned rule50, unsigned ep,
+                                    int white_to_move, int* wdl);
+/* WDL, DTZ in plies (Syzygy's convention, exact) and DTM in plies (*has_dtm 0 when the database
+ * holds no DTM for the table or the position is drawn); any output pointer may be NULL. */
+RETRA_API int retra_chess_probe(const retra_db* db, unsigned long long white,
+                                unsigned long long black, unsigned long long kings,
+                                unsigned long long queens, unsigned long long rooks,
+                                unsigned long long bishops, unsigned long long knights,
+                                unsigned long long pawns, unsigned rule50, unsigned ep,
+                                int white_to_move, int* wdl, int* dtz, int* dtm, int* has_dtm);
+
+/* One move of a root probe: from/to squares, promotion (0 none, 1 Q, 2 R, 3 B, 4 N) and the
+ * values of the position it leads to from the mover's view. */
+typedef struct retra_chess_move {
+  unsigned char from, to, promotion;
+  int wdl, dtz, dtm, has_dtm;
+  int outcome; /* -1, 0, 1 under the position's 50-move counter */
+} retra_chess_move;
+/* Every legal move, best first; *count receives the number of legal moves (at most capacity are
+ * written; 256 always suffices). */
+RETRA_API int retra_chess_probe_root(const retra_db* db, unsigned long long white,
+                                     unsigned long long black, unsigned long long kings,
+                                     unsigned long long queens, unsigned long long rooks,
+                                     unsigned long long bishops, unsigned long long knights,
+                                     unsigned long long pawns, unsigned rule50, unsigned ep,
+                                     int white_to_move, retra_chess_move* moves, size_t capacity,
+                                     size_t* count);
+
 /* Block-cache counters of a handle. */
 RETRA_API int retra_cache_stats(const retra_db* db, unsigned long long* hits,
                                 unsigned long long* misses, unsigned long long* bytes);

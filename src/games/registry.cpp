@@ -7,7 +7,8 @@
 
 #define RETRA_GAMES(X) \
   X(awari)             \
-  X(xiangqi)
+  X(xiangqi)           \
+  X(chess)
 
 #define RETRA_DECLARE_GAME(game) \
   namespace game {               \

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "retra/probe.hpp"
@@ -13,10 +14,15 @@
 namespace retra::probe {
 
 struct Location {
-  int slot = -1;  // the segment's place in the manifest; -1: `value` is exact, no table needed
+  static constexpr int kExact = -1;    // `value` is exact: no table needed
+  static constexpr int kDerived = -2;  // not stored: the locator derives it from stored values
+  int slot = kExact;                   // else the segment's place in the manifest
   std::uint64_t index = 0;
   int value = 0;
 };
+
+// How a locator reads stored bytes when it derives a value: (slot, index) -> the raw byte.
+using Reader = std::function<Value(int slot, std::uint64_t index)>;
 
 class Locator {
  public:
@@ -27,6 +33,8 @@ class Locator {
   virtual int decode(std::uint8_t stored) const = 0;
   // What the database holds, in the game's sizes (stones, pieces).
   virtual Coverage coverage() const = 0;
+  // The value of a position that locate() marked kDerived, from stored bytes read through `read`.
+  virtual Value derive(std::string_view position, const Reader& read) const;
 };
 
 }  // namespace retra::probe

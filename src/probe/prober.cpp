@@ -207,10 +207,17 @@ std::unique_ptr<Prober> Prober::open(const std::string& dir, const Options& opt,
 
 std::string_view Prober::game() const noexcept { return impl_->game; }
 
+Value Locator::derive(std::string_view, const Reader&) const {
+  return detail::failure(Status::internal, "this game derives no values");
+}
+
 Value Prober::probe(std::string_view position) const {
   Location where;
   Value v = impl_->locator->locate(position, &where);
   if (!v) return v;
+  if (where.slot == Location::kDerived)
+    return impl_->locator->derive(
+        position, [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); });
   return impl_->read(where, [&](std::uint8_t b) { return impl_->locator->decode(b); });
 }
 
@@ -222,8 +229,11 @@ void Prober::probe_batch(std::span<const std::string_view> positions, std::span<
     Location where;
     out[i] = impl_->locator->locate(positions[i], &where);
     if (!out[i]) continue;
-    if (where.slot < 0)
+    if (where.slot == Location::kExact)
       out[i] = success(where.value);
+    else if (where.slot == Location::kDerived)
+      out[i] = impl_->locator->derive(
+          positions[i], [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); });
     else
       todo.push_back({where.slot, where.index, i});
   }

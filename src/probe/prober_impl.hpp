@@ -155,7 +155,7 @@ struct Prober::Impl {
   // A located position's value: exact, or the stored byte decoded.
   template <class Decode>
   Value read(const Location& where, Decode&& decode) const {
-    if (where.slot < 0) return detail::success(where.value);
+    if (where.slot == Location::kExact) return detail::success(where.value);
     Value v = byte(where.slot, where.index);
     if (v) v.value = decode(static_cast<std::uint8_t>(v.value));
     return v;

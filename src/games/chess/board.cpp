@@ -43,39 +43,11 @@ std::optional<PieceType> piece_type_of(char letter) {
   }
 }
 
-Bitboard Board::occupied() const {
-  Bitboard o = 0;
-  for (int s = 0; s < 64; ++s)
-    if (piece[s]) o |= bit(s);
-  return o;
-}
-
-Bitboard Board::by(Color c) const {
-  Bitboard o = 0;
-  for (int s = 0; s < 64; ++s)
-    if (piece[s] && color_of(piece[s]) == c) o |= bit(s);
-  return o;
-}
-
-Bitboard Board::by(Color c, PieceType t) const {
-  Bitboard o = 0;
-  for (int s = 0; s < 64; ++s)
-    if (piece[s] == code(t, c)) o |= bit(s);
-  return o;
-}
-
-int Board::king_square(Color c) const {
-  for (int s = 0; s < 64; ++s)
-    if (piece[s] == code(king, c)) return s;
-  return -1;
-}
-
 bool attacked(const Board& b, int sq, Color by) {
   const Bitboard occ = b.occupied();
-  for (int s = 0; s < 64; ++s) {
-    const std::uint8_t pc = b.piece[s];
-    if (!pc || color_of(pc) != by) continue;
-    const PieceType t = type_of(pc);
+  for (Bitboard pieces = b.by(by); pieces; pieces &= pieces - 1) {
+    const int s = std::countr_zero(pieces);
+    const PieceType t = type_of(b.piece[s]);
     const Bitboard a = t == pawn ? pawn_attacks(by, s) : attacks(t, s, occ);
     if (a & bit(sq)) return true;
   }
@@ -115,9 +87,8 @@ int legal_move_count(const Board& b) {
 std::uint64_t perft(const Board& b, int depth) {
   if (depth == 0) return 1;
   std::uint64_t n = 0;
-  for_each_legal_move(b, [&](const Move& m) {
-    n += depth == 1 ? 1 : perft(play(b, m), depth - 1);
-  });
+  for_each_legal_move(b,
+                      [&](const Move& m) { n += depth == 1 ? 1 : perft(play(b, m), depth - 1); });
   return n;
 }
 
@@ -135,23 +106,26 @@ std::optional<std::string> board_error(const Board& b) {
     if (t == pawn) {
       ++pawns[c];
       if (rank_of(s) == 0 || rank_of(s) == 7)
-        return fmt::format("a pawn stands on {}: pawns never stand on rank 1 or 8",
-                           square_name(s));
+        return fmt::format("a pawn stands on {}: pawns never stand on rank 1 or 8", square_name(s));
     }
   }
   for (int c = 0; c < 2; ++c) {
     const char* name = c == white ? "white" : "black";
-    if (kings[c] != 1) return fmt::format("{} has {} kings; each side has exactly one", name,
-                                          kings[c]);
+    if (kings[c] != 1)
+      return fmt::format("{} has {} kings; each side has exactly one", name, kings[c]);
     if (pawns[c] > 8) return fmt::format("{} has {} pawns; at most 8", name, pawns[c]);
     // Pieces beyond the starting set can only come from promotions.
     int promoted = std::max(0, count[c][queen] - 1) + std::max(0, count[c][rook] - 2) +
                    std::max(0, count[c][bishop] - 2) + std::max(0, count[c][knight] - 2);
     if (promoted > 8 - pawns[c])
-      return fmt::format("{} has more pieces than promotions of its {} missing pawns allow",
-                         name, 8 - pawns[c]);
+      return fmt::format("{} has more pieces than promotions of its {} missing pawns allow", name,
+                         8 - pawns[c]);
   }
   if (b.side != white && b.side != black) return "the side to move must be white or black";
+  const int wk = b.king_square(white), bk = b.king_square(black);
+  if (std::abs(file_of(wk) - file_of(bk)) <= 1 && std::abs(rank_of(wk) - rank_of(bk)) <= 1)
+    return fmt::format("the kings stand next to each other ({} and {}): the position cannot arise",
+                       square_name(wk), square_name(bk));
   if (in_check(b, opposite(b.side)))
     return fmt::format("the side not to move ({}) is in check: the position cannot arise",
                        b.side == white ? "black" : "white");
@@ -212,9 +186,10 @@ Result<Board> parse_fen(std::string_view fen) {
   else
     return bad(fmt::format("side to move '{}': use w or b", fields[1]));
   if (n >= 3 && fields[2] != "-")
-    return bad(fmt::format("castling rights '{}': positions with castling rights are outside "
-                           "every endgame table; use '-'",
-                           fields[2]));
+    return bad(
+        fmt::format("castling rights '{}': positions with castling rights are outside "
+                    "every endgame table; use '-'",
+                    fields[2]));
   if (auto why = board_error(b)) return bad(*why);
   if (n >= 4 && fields[3] != "-") {
     const std::string_view e = fields[3];
@@ -222,9 +197,10 @@ Result<Board> parse_fen(std::string_view fen) {
       return bad(fmt::format("en-passant square '{}' is not a square", e));
     const int ep = square(e[0] - 'a', e[1] - '1');
     if (rank_of(ep) != (b.side == white ? 5 : 2))
-      return bad(fmt::format("en-passant square {} is on the wrong rank: with {} to move it "
-                             "is on rank {}",
-                             e, b.side == white ? "white" : "black", b.side == white ? 6 : 3));
+      return bad(
+          fmt::format("en-passant square {} is on the wrong rank: with {} to move it "
+                      "is on rank {}",
+                      e, b.side == white ? "white" : "black", b.side == white ? 6 : 3));
     // The pawn that moved stands beyond the square, which it passed empty: only then does the
     // square name a capture; without a legal capture it is as if there were none (spec).
     const int pushed = ep + (b.side == white ? -8 : 8), origin = ep + (b.side == white ? 8 : -8);

@@ -8,11 +8,16 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "retra/error.hpp"
+
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 namespace retra::chess {
 
@@ -41,7 +46,7 @@ inline constexpr std::uint8_t code(PieceType t, Color c) {
 }
 inline constexpr PieceType type_of(std::uint8_t code) { return PieceType((code - 1) & 7); }
 inline constexpr Color color_of(std::uint8_t code) { return Color((code - 1) >> 3); }
-char piece_letter(PieceType t, Color c);  // K Q R B N P, lower case for black
+char piece_letter(PieceType t, Color c);              // K Q R B N P, lower case for black
 std::optional<PieceType> piece_type_of(char letter);  // either case
 
 // ---- attack tables ----------------------------------------------------------------------------
@@ -123,6 +128,33 @@ inline Bitboard attacks(PieceType t, int sq, Bitboard occ) {
 
 // ---- boards ------------------------------------------------------------------------------------
 
+namespace detail {
+// The squares whose byte satisfies a test, 32 at a time (the boards' occupancy, computed from the
+// piece array when asked for, so that boards stay plain arrays anyone can fill).
+template <class Test>
+inline Bitboard squares_where(const std::array<std::uint8_t, kSquares>& a, Test&& test) {
+  using V32 = std::uint8_t __attribute__((vector_size(32)));
+  Bitboard m = 0;
+  for (int half = 0; half < 2; ++half) {
+    V32 v;
+    std::memcpy(&v, a.data() + 32 * half, 32);
+    const auto hit = test(v);  // lanes of 0 or -1
+    std::uint8_t bytes[32];
+    std::memcpy(bytes, &hit, 32);
+    std::uint32_t bits = 0;
+#ifdef __AVX2__
+    __m256i x;
+    std::memcpy(&x, bytes, 32);
+    bits = static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
+#else
+    for (int i = 0; i < 32; ++i) bits |= std::uint32_t{bytes[i] >> 7} << i;
+#endif
+    m |= Bitboard{bits} << (32 * half);
+  }
+  return m;
+}
+}  // namespace detail
+
 // A full position: pieces, side to move, en-passant square, clocks.
 struct Board {
   std::array<std::uint8_t, kSquares> piece{};
@@ -130,10 +162,22 @@ struct Board {
   int ep = -1;  // the square a pawn that just moved two squares passed, -1 if none
   int halfmove = 0, fullmove = 1;
 
-  Bitboard occupied() const;
-  Bitboard by(Color c) const;
-  Bitboard by(Color c, PieceType t) const;
-  int king_square(Color c) const;  // -1 if none
+  Bitboard occupied() const {
+    return detail::squares_where(piece, [](auto v) { return v != 0; });
+  }
+  // Colour c's pieces: codes 1..6 (white) or 9..14 (black).
+  Bitboard by(Color c) const {
+    const std::uint8_t want = c == black ? 8 : 0;
+    return detail::squares_where(piece, [&](auto v) { return (v != 0) & ((v & 8) == want); });
+  }
+  Bitboard by(Color c, PieceType t) const {
+    const std::uint8_t want = code(t, c);
+    return detail::squares_where(piece, [&](auto v) { return v == want; });
+  }
+  int king_square(Color c) const {  // -1 if none
+    const Bitboard k = by(c, king);
+    return k ? std::countr_zero(k) : -1;
+  }
   friend bool operator==(const Board&, const Board&) = default;
 };
 
@@ -177,10 +221,9 @@ template <class F>
 void pseudo_moves(const Board& b, F&& f) {
   const Color us = b.side, them = opposite(us);
   const Bitboard occ = b.occupied(), own = b.by(us), enemy = b.by(them);
-  for (int from = 0; from < 64; ++from) {
-    const std::uint8_t pc = b.piece[from];
-    if (!pc || color_of(pc) != us) continue;
-    const PieceType t = type_of(pc);
+  for (Bitboard pieces = own; pieces; pieces &= pieces - 1) {
+    const int from = std::countr_zero(pieces);
+    const PieceType t = type_of(b.piece[from]);
     if (t != pawn) {
       Bitboard to = attacks(t, from, occ) & ~own;
       while (to) {

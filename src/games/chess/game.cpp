@@ -116,7 +116,11 @@ struct Conversions {
       }
       for (int v = 0; v < n; ++v) {
         if (slots[v].color == c || slots[v].type == king) continue;
-        if (slots[v].type == pawn && slots[v].rank != r1) continue;  // it stands where we land
+        // A pawn is captured where we land, or beside us en passant (it passed us from its start).
+        const int ep_rank = c == white ? 4 : 3;
+        if (slots[v].type == pawn && slots[v].rank != r1 &&
+            !(slots[v].rank == ep_rank && slots[i].rank == ep_rank))
+          continue;
         if (r1 == last) {
           for (int k = 0; k < 4; ++k) f(capture_promote, i, v, k, moved(r1, v, k));
         } else {
@@ -160,9 +164,9 @@ Result<std::shared_ptr<const Game>> Game::closure(const std::vector<Material>& t
   for (const Material& m0 : targets) {
     const Material m = m0.canonicalized();
     if (m.pieces() <= 2)
-      return Error(Errc::invalid_argument,
-                   fmt::format("endgame {} has only the kings: every position is a draw",
-                               m.name()));
+      return Error(
+          Errc::invalid_argument,
+          fmt::format("endgame {} has only the kings: every position is a draw", m.name()));
     if (m.pieces() > kMaxPieces)
       return Error(Errc::invalid_argument,
                    fmt::format("endgame {} has more than {} pieces", m.name(), kMaxPieces));
@@ -194,8 +198,8 @@ Result<std::shared_ptr<const Game>> Game::closure(const std::vector<Material>& t
       const TableKey child = key_of(p, &flip);
       if (child.material.pieces() <= 2) return;  // only the kings: a draw, never reached here
       const int id = g->by_name_.at(child.name());
-      const Transition tr = make_transition(p, flip, g->tables_[static_cast<std::size_t>(id)].slots,
-                                            id);
+      const Transition tr =
+          make_transition(p, flip, g->tables_[static_cast<std::size_t>(id)].slots, id);
       const auto is = static_cast<std::size_t>(i), vs = static_cast<std::size_t>(v),
                  ks = static_cast<std::size_t>(k);
       switch (kind) {
@@ -295,7 +299,8 @@ bool Game::next(int s, Position& p) const {
 int Game::no_move_value(int s, const Position& p) const {
   const Table& t = table(s);
   // Mate (the side to move in check) loses at once; stalemate is a draw.
-  return side_not_to_move_in_check(t, p.sq.data(), opposite(p.side)) ? 2 : 0;
+  if (!side_not_to_move_in_check(t, p.sq.data(), opposite(p.side))) return 0;
+  return is_dtm(s) ? kMatedDtm : 2;  // dtz: 2d + 2 with d = 0
 }
 
 Board Game::board(int s, const Position& p) const {

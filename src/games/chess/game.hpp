@@ -11,6 +11,7 @@
 
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "src/games/chess/board.hpp"
 #include "src/games/chess/index.hpp"
 #include "src/games/chess/material.hpp"
+#include "src/games/chess/values.hpp"
 
 namespace retra::chess {
 
@@ -50,10 +52,10 @@ struct Table {
   std::vector<std::uint8_t> codes;  // board code of each slot
   int n = 0, bk_slot = 0;
   // Transitions of the converting moves, by the slots involved.
-  std::vector<Transition> capture;                       // [victim]: a piece (not a pawn) captures
-  std::vector<std::array<Transition, 2>> push;           // [pawn][0: one step, 1: two steps]
-  std::vector<std::vector<Transition>> pawn_capture;     // [pawn][victim]
-  std::vector<std::array<Transition, 4>> promote;        // [pawn][Q R B N]
+  std::vector<Transition> capture;                    // [victim]: a piece (not a pawn) captures
+  std::vector<std::array<Transition, 2>> push;        // [pawn][0: one step, 1: two steps]
+  std::vector<std::vector<Transition>> pawn_capture;  // [pawn][victim]
+  std::vector<std::array<Transition, 4>> promote;     // [pawn][Q R B N]
   std::vector<std::vector<std::array<Transition, 4>>> capture_promote;  // [pawn][victim][piece]
 };
 
@@ -69,6 +71,8 @@ class Game {
   using Kinds = ValueKinds<ValueKind::dtz, ValueKind::dtm>;
   // K + 4 Q (6 pieces): 8 + 4 x 27 non-converting moves; more queens need wider counters.
   static constexpr int kMaxMoves = 116;
+  // Distance to mate without a king capture: a byte is plies + 1 (values.hpp), up to 254 plies.
+  static constexpr int kMatedCode = kMatedDtm;
   // Virtual segments: double pushes after which en passant is possible, and captures that leave
   // only the kings (a draw; no table holds it).
   static constexpr int kEnPassant = -1, kKingsOnly = -2;
@@ -95,7 +99,7 @@ class Game {
   std::uint64_t rank(int s, const Position& p) const;
   bool next(int s, Position& p) const;
   bool is_valid(int, const Position& p) const { return p.valid; }
-  int no_move_value(int s, const Position& p) const;  // mate: 2 (lost, 0 plies); stalemate: 0
+  int no_move_value(int s, const Position& p) const;  // mate: 2 (dtz), 1 (dtm); stalemate: 0
 
   Board board(int s, const Position& p) const;
   // A position of segment s from a board in the table's orientation.

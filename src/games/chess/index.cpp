@@ -275,8 +275,8 @@ std::string Indexer::scheme() const {
                                        64 - pawn_slots_.size(), 63 - pawn_slots_.size())
                          : std::string("KK/8 462");
   for (std::size_t g = 0; g < groups_.size(); ++g)
-    s += fmt::format(" x {}{}|{}", piece_letter(slots_[groups_[g].first].type,
-                                                slots_[groups_[g].first].color),
+    s += fmt::format(" x {}{}|{}",
+                     piece_letter(slots_[groups_[g].first].type, slots_[groups_[g].first].color),
                      groups_[g].count, radix_[g]);
   return s;
 }
@@ -400,8 +400,8 @@ bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
     const std::uint32_t code = config_code_[i];
     occ = 0;
     for (std::size_t c = 0; c < classes_.size(); ++c) {
-      const std::uint32_t v = code / code_radix_[c] %
-                              static_cast<std::uint32_t>(kBinomial.c[8][classes_[c].count]);
+      const std::uint32_t v =
+          code / code_radix_[c] % static_cast<std::uint32_t>(kBinomial.c[8][classes_[c].count]);
       std::uint8_t f[kMaxPieces];
       unrank_combination(v, classes_[c].count, 0, f);
       for (int k = 0; k < classes_[c].count; ++k) {

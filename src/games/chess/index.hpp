@@ -72,10 +72,10 @@ class Indexer {
   // Pawn segments: the pawn slots, their file configurations (one per mirror pair, overlaps
   // excluded) and the canonical id of every configuration code (-1: not canonical).
   std::vector<int> pawn_slots_;
-  std::vector<std::uint32_t> config_code_;   // by id: the configuration's code
-  std::vector<std::int32_t> config_id_;      // by code: its id, or -1
+  std::vector<std::uint32_t> config_code_;       // by id: the configuration's code
+  std::vector<std::int32_t> config_id_;          // by code: its id, or -1
   std::vector<std::uint32_t> config_symmetric_;  // by id: 1 if its own mirror image
-  std::vector<std::uint32_t> code_radix_;    // mixed radix of the code, per pawn class
+  std::vector<std::uint32_t> code_radix_;        // mixed radix of the code, per pawn class
   struct PawnClass {
     Color color;
     int rank, count, first_slot;

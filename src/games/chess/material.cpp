@@ -59,7 +59,8 @@ Result<Material> parse_material(std::string_view name) {
   for (int c = 0; c < 2; ++c) {
     const std::string_view side = c == 0 ? name.substr(0, v) : name.substr(v + 1);
     if (side.empty() || (side[0] != 'K' && side[0] != 'k'))
-      return bad(fmt::format("the {} side must start with its king K", c == 0 ? "first" : "second"));
+      return bad(
+          fmt::format("the {} side must start with its king K", c == 0 ? "first" : "second"));
     m.count[c][king] = 1;
     for (char ch : side.substr(1)) {
       auto t = piece_type_of(ch);

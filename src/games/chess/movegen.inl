@@ -56,8 +56,8 @@ struct MoveGen {
 
   // The child of a converting move in its target segment's layout and index; `moved` is at `to`,
   // a promoted piece (from = -1 in the transition) stands on `to`.
-  std::uint64_t child_index(const Transition& tr, int moved, int to, Color child_side,
-                            bool dtm, int* segment) const {
+  std::uint64_t child_index(const Transition& tr, int moved, int to, Color child_side, bool dtm,
+                            int* segment, int* transform_used = nullptr) const {
     const Table& target = g.table(tr.target);
     std::uint8_t c[kMaxPieces];
     for (int j = 0; j < target.n; ++j) {
@@ -68,7 +68,7 @@ struct MoveGen {
     }
     const Color side = tr.flip ? opposite(child_side) : child_side;
     *segment = dtm ? tr.target + g.tables() : tr.target;
-    return (side == black ? target.indexer->size() : 0) + target.indexer->rank(c);
+    return (side == black ? target.indexer->size() : 0) + target.indexer->rank(c, transform_used);
   }
 };
 
@@ -136,18 +136,20 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
         m.legal(i, two, -1)) {
       ++mc.legal;
       const Transition& tr = t.push[ps][1];
-      int seg;
-      const std::uint64_t idx = m.child_index(tr, i, two, m.them, dtm, &seg);
+      int seg, tr_used = 0;
+      const std::uint64_t idx = m.child_index(tr, i, two, m.them, dtm, &seg, &tr_used);
       // En passant: an enemy pawn beside the pushed one may capture it (the virtual child
       // decides whether it legally can).
       bool ep = false;
       for (int j = 0; j < t.n && !ep; ++j)
         ep = t.slots[j].color == m.them && t.slots[j].type == pawn && beside(p.sq[j], two);
       if (ep)
-        f(Child<int>{Game::kEnPassant,
-                     (std::uint64_t{static_cast<std::uint32_t>(seg)} << 46) |
-                         (std::uint64_t{static_cast<std::uint32_t>(two)} << 40) | idx,
-                     0, true});
+        f(Child<int>{
+            Game::kEnPassant,
+            // the pushed pawn's square as the child's representative shows it
+            (std::uint64_t{static_cast<std::uint32_t>(seg)} << 46) |
+                (std::uint64_t{static_cast<std::uint32_t>(transform(tr_used, two))} << 40) | idx,
+            0, true});
       else
         f(Child<int>{seg, idx, 0, true});
     }
@@ -220,8 +222,8 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
       if (m.attacked(their_king, mover, m.occ, -1)) continue;
       int tr = 0;
       bool sym = false;
-      const std::uint64_t r = (mover == black ? t.indexer->size() : 0) +
-                              t.indexer->rank(p.sq.data(), &tr, &sym);
+      const std::uint64_t r =
+          (mover == black ? t.indexer->size() : 0) + t.indexer->rank(p.sq.data(), &tr, &sym);
       if (h < 0) {
         f(r, p);
         if (sym) f(r, p);
@@ -251,13 +253,14 @@ int Game::virtual_value(int s, std::uint64_t packed, const Lower& lower) const {
   // Preference of the child's mover: fast wins, then draws, then slow losses.
   auto pref = [&](int v) {
     if (v == 0) return 0;
-    if (dtm) return (v & 1) ? 1000 - v : -1000 + v;
+    if (dtm) return dtm_loses(v) ? -1000 + v : 1000 - v;
     return (v & 1) ? 1000 - v : -1000 + v;  // dtz: odd = win at (v-1)/2, even = loss at (v-2)/2
   };
   MoveGen m(*this, seg, c);
   int victim = -1;
   for (int i = 0; i < t.n; ++i)
     if (c.sq[i] == to && t.slots[i].type == pawn) victim = i;
+  assert(victim >= 0 && "the pushed pawn stands where the packed child says");
   const int ep = to + (m.them == white ? -8 : 8);  // the square the pushed pawn passed
   for (int i = 0; i < t.n; ++i) {
     if (t.slots[i].color != m.us || t.slots[i].type != pawn) continue;

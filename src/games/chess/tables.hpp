@@ -1,0 +1,202 @@
+// Probing chess tables: which segment holds a position (canonical colours, pawn profile), its
+// index, and the values of positions the tables do not store (an en-passant right: the best over
+// the legal moves, the capture included) and of every move at a root. Shared by the probing library
+// and `retra probe`, which read the stored bytes their own way (Read).
+// Thread safety: Tables caches each segment's indexer under a once-flag; evaluate() and root()
+// are reentrant.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "retra/probe.hpp"
+#include "src/games/chess/board.hpp"
+#include "src/games/chess/index.hpp"
+#include "src/games/chess/values.hpp"
+
+namespace retra::chess {
+
+class Tables {
+ public:
+  // segments: the database's segment names, in manifest order (their slots).
+  explicit Tables(std::span<const std::string> segments);
+
+  struct Where {
+    int dtz_slot = -1, dtm_slot = -1;
+    std::uint64_t index = 0;
+    bool kings_only = false;  // no table: a draw
+  };
+  // Where a position without an en-passant right lives; a not_found Value when its table is not
+  // in the database.
+  probe::Value locate(const Board& b, Where* w) const;
+  probe::Coverage coverage() const;
+
+ private:
+  struct Slot {
+    TableKey key;
+    std::once_flag once;
+    std::unique_ptr<Indexer> indexer;
+    int dtm_slot = -1;
+  };
+  const Indexer& indexer(int slot) const;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::unordered_map<std::uint64_t, int> by_key_;  // segment key -> its dtz slot
+  int largest_ = -1;
+  std::vector<Material> held_;
+};
+
+// The same position seen with the colours exchanged (ranks mirrored, side to move swapped).
+Board flipped(const Board& b);
+// Drops an en-passant square that names no legal capture (play() sets it after every double push).
+Board normalized(Board b);
+
+// read(slot, index) returns the stored byte as a probe::Value.
+template <class Read>
+probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read);
+
+// The outcome under the position's 50-move counter: 1, 0 or -1.
+inline int outcome(int wdl, int dtz, int counter) {
+  if (wdl == win) return dtz + counter <= kHorizon ? 1 : 0;
+  if (wdl == loss) return -dtz + counter <= kHorizon ? -1 : 0;
+  return 0;
+}
+
+template <class Read>
+probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read) {
+  probe::ChessValue v;
+  auto fail = [&](probe::Status s, std::string msg) {
+    v.status = s;
+    v.message = std::move(msg);
+    return v;
+  };
+  if (b.ep < 0) {
+    Tables::Where w;
+    const probe::Value where = t.locate(b, &w);
+    if (!where) return fail(where.status, where.message);
+    if (w.kings_only) {
+      v.outcome = 0;
+      return v;
+    }
+    const probe::Value z = read(w.dtz_slot, w.index);
+    if (!z) return fail(z.status, z.message);
+    const Dtz d = decode_dtz(z.value);
+    v.wdl = d.wdl;
+    v.dtz = d.dtz;
+    if (w.dtm_slot >= 0) {
+      const probe::Value m = read(w.dtm_slot, w.index);
+      if (!m) return fail(m.status, m.message);
+      if (const auto dm = decode_dtm(m.value)) {
+        v.has_dtm = true;
+        v.dtm = *dm;
+      }
+    }
+    v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
+    return v;
+  }
+  // An en-passant right: not stored; the best over the legal moves, the capture included.
+  Best dtz(false), dtm(true);
+  bool all_dtm = true;
+  int moves = 0;
+  std::optional<probe::ChessValue> error;
+  for_each_legal_move(b, [&](const Move& m) {
+    if (error) return;
+    ++moves;
+    const Board c = normalized(play(b, m));
+    const probe::ChessValue cv = evaluate(t, c, read);
+    if (!cv) {
+      error = cv;
+      return;
+    }
+    // Back to bytes of the child's mover's view, folded as the verifier folds them.
+    const int zb = cv.wdl == draw ? 0 : cv.wdl > 0 ? 2 * cv.dtz + 1 : 2 * -cv.dtz + 2;
+    const bool zeroing = m.capture || type_of(b.piece[m.from]) == pawn;
+    dtz.add(zb, zeroing);
+    if (!cv.has_dtm && cv.wdl != draw) all_dtm = false;
+    dtm.add(cv.has_dtm ? encode_dtm(cv.dtm) : 0, zeroing);
+  });
+  if (error) return *error;
+  const int z = moves ? dtz.value() : (in_check(b, b.side) ? 2 : 0);
+  const Dtz d = decode_dtz(z);
+  v.wdl = d.wdl;
+  v.dtz = d.dtz;
+  const int mb = moves ? dtm.value() : z ? kMatedDtm : 0;
+  if (all_dtm && mb) {
+    v.has_dtm = true;
+    v.dtm = *decode_dtm(mb);
+  }
+  v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
+  return v;
+}
+
+// A move's values from the mover's view, from the values of the position it leads to.
+inline probe::ChessValue mover_view(const probe::ChessValue& child, bool zeroing, int counter) {
+  probe::ChessValue v;
+  v.wdl = -child.wdl;
+  if (zeroing) {
+    v.dtz = v.wdl == win            ? 1
+            : v.wdl == cursed_win   ? 101
+            : v.wdl == blessed_loss ? -101
+            : v.wdl == loss         ? -1
+                                    : 0;
+  } else if (v.wdl > 0) {
+    v.dtz = -child.dtz + 1;  // the child's mover loses in -dtz: one ply more for us
+  } else if (v.wdl < 0) {
+    v.dtz = -(child.dtz + 1);
+  }
+  if (child.has_dtm) {
+    v.has_dtm = true;
+    v.dtm = child.dtm > 0 ? -(child.dtm + 1) : -child.dtm + 1;
+  }
+  v.outcome = outcome(v.wdl, v.dtz, zeroing ? 0 : counter);
+  return v;
+}
+
+// Every legal move of b with its values from the mover's view, best first: the best outcome
+// under the 50-move counter, then the fastest win (or slowest loss) by DTZ, then by DTM. Returns
+// the number of legal moves; *position receives b's own values.
+template <class Read>
+int root(const Tables& t, const Board& b, Read&& read, std::span<probe::ChessMove> out,
+         probe::ChessValue* position) {
+  std::vector<probe::ChessMove> moves;
+  std::optional<probe::ChessValue> error;
+  for_each_legal_move(b, [&](const Move& m) {
+    if (error) return;
+    const Board c = normalized(play(b, m));
+    const probe::ChessValue cv = evaluate(t, c, read);
+    if (!cv) {
+      error = cv;
+      return;
+    }
+    probe::ChessMove cm;
+    cm.from = m.from;
+    cm.to = m.to;
+    cm.promotion = m.promotion == kNoPromotion ? 0 : static_cast<std::uint8_t>(m.promotion);
+    cm.value = mover_view(cv, m.capture || type_of(b.piece[m.from]) == pawn, b.halfmove);
+    moves.push_back(cm);
+  });
+  if (error) {
+    if (position) *position = *error;
+    return -1;
+  }
+  // Better: a higher outcome, then a higher WDL (a cursed win over a draw over a blessed loss),
+  // then the faster win or the slower loss by DTZ (wins > 0, losses < 0: -dtz orders both), then
+  // by DTM likewise.
+  auto key = [](const probe::ChessValue& v) {
+    return std::tuple(v.outcome, v.wdl, -v.dtz, v.has_dtm ? -v.dtm : 0);
+  };
+  std::stable_sort(moves.begin(), moves.end(),
+                   [&](const auto& a, const auto& x) { return key(a.value) > key(x.value); });
+  for (std::size_t i = 0; i < moves.size() && i < out.size(); ++i) out[i] = moves[i];
+  if (position) *position = evaluate(t, b, read);
+  return static_cast<int>(moves.size());
+}
+
+}  // namespace retra::chess
