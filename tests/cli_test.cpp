@@ -191,6 +191,21 @@ TEST_F(Cli, MissingAndForeignDatabaseDirectories) {
                  "not empty and holds no retra database");
 }
 
+// A database whose manifest names another value encoding (an older version's bytes) is refused
+// by every command that reads values, rather than read with the wrong meaning.
+TEST(CliIdentity, AnotherValueEncodingIsRefused) {
+  test::TempDir dir;
+  const std::string db = (dir / "db").string();
+  ASSERT_EQ(retra({"build", "awari", "--stones", "0-2", "--db", db}).exit, 0);
+  const auto manifest = dir / "db" / "manifest.json";
+  auto j = nlohmann::json::parse(io::read_file(manifest).value());
+  j["value_encoding"] = "score-i16";
+  std::ofstream(manifest) << j.dump(2);
+  for (const char* cmd : {"verify", "stats"})
+    expect_failure(retra({cmd, "--db", db}), 3, "rebuild it with this version");
+  expect_failure(retra({"probe", "--db", db, "1,0,0,0,0,0,0,0,0,0,0,0"}), 3, "written as (");
+}
+
 TEST_F(Cli, BadCommandLines) {
   expect_failure(retra({"build", "go", "--db", db()}), 2,
                  "unknown game 'go'; known games: awari, xiangqi, chess");
@@ -317,6 +332,131 @@ TEST_F(XiangqiCli, ImpossibleMaterial) {
 TEST_F(XiangqiCli, PositionOutsideTheBuiltEndgames) {
   expect_failure(retra({"probe", "--db", db(), "3k5/9/9/9/9/9/9/9/4N4/4K4 w"}), 3,
                  "endgame KNK is not in database");
+}
+
+// Chess through the command line: the 3-piece tables built once (the spec's command shapes and
+// JSON fields), then every bad input the chess issue lists: castling rights, bad en-passant
+// squares, too many pieces, pawns on rank 1 or 8, the side not to move in check, a table not built.
+class ChessCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    const Outcome r = retra({"build", "chess", "--pieces", "3", "--db", db(), "--threads", "2",
+                             "--no-progress", "--json"});
+    ASSERT_EQ(r.exit, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["tables"], 5);  // KQvK KRvK KBvK KNvK KPvK
+    // Each pawnless table is one segment; KPvK one per rank of the pawn; every one with its DTM.
+    EXPECT_EQ(j["segments"].size(), 2u * (4 + 6));
+    std::uint64_t positions = 0;
+    for (const auto& s : j["segments"]) {
+      positions += s["positions"].get<std::uint64_t>();
+      EXPECT_GT(s["file_bytes"].get<std::uint64_t>(), 0u);
+      EXPECT_GE(s["bits_per_position"].get<double>(), 0.0);
+    }
+    EXPECT_EQ(j["positions"], positions);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string db() { return (dir_->path() / "db").string(); }
+  static test::TempDir* dir_;
+};
+test::TempDir* ChessCli::dir_ = nullptr;
+
+TEST_F(ChessCli, ProbeGivesEveryMoveAndTheBestUnderTheCounter) {
+  const char* fen = "8/8/8/3k4/8/8/8/KQ6 w - - 0 1";
+  const Outcome p = retra({"probe", "--db", db(), "--json", fen});
+  ASSERT_EQ(p.exit, 0) << p.err;
+  const auto j = nlohmann::json::parse(p.out);
+  EXPECT_EQ(j["endgame"], "KQvK");
+  EXPECT_EQ(j["wdl"], "win");
+  const int dtz = j["dtz"], dtm = j["dtm"];
+  EXPECT_GT(dtz, 0);
+  EXPECT_EQ(dtm, dtz) << "KQvK: every zeroing move is the mate";
+  EXPECT_EQ(dtm % 2, 1);
+  ASSERT_EQ(j["moves"].size(), 22u);  // 2 king moves, 20 queen moves
+  int best = 1000;
+  for (const auto& m : j["moves"]) {
+    ASSERT_TRUE(m.contains("uci") && m.contains("wdl") && m.contains("dtz") && m.contains("dtm"));
+    EXPECT_EQ(m["uci"].get<std::string>().size(), 4u);
+    if (m["wdl"] == "win") best = std::min(best, m["dtz"].get<int>());
+    if (m["wdl"] == "draw") {
+      EXPECT_TRUE(m["dtm"].is_null()) << m;
+    }
+  }
+  EXPECT_EQ(best, dtz) << "the root's DTZ is its best move's";
+  EXPECT_EQ(j["best"], "a1b2");
+  // The same position with 95 plies on the counter: still won in the tables, drawn in the game.
+  const Outcome late = retra({"probe", "--db", db(), "--json", "8/8/8/3k4/8/8/8/KQ6 w - - 95 80"});
+  ASSERT_EQ(late.exit, 0) << late.err;
+  const auto l = nlohmann::json::parse(late.out);
+  EXPECT_EQ(l["wdl"], "win");
+  EXPECT_EQ(l["outcome"], "draw");
+  EXPECT_EQ(l["halfmove_clock"], 95);
+  // Black to move in KPvK, pieces given in either colouring: the pawn side wins from its side.
+  const Outcome b = retra({"probe", "--db", db(), "--json", "8/8/8/8/4k3/8/4p3/4K3 w - - 0 1"});
+  ASSERT_EQ(b.exit, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(b.out)["endgame"], "KPvK");
+}
+
+TEST_F(ChessCli, StatsVerifyInfoAndSolve) {
+  const Outcome s = retra({"stats", "--db", db(), "--json"});
+  ASSERT_EQ(s.exit, 0) << s.err;
+  const auto e = nlohmann::json::parse(s.out)["endgames"];
+  ASSERT_EQ(e.size(), 5u);
+  EXPECT_EQ(e["KQvK"]["white"]["longest_dtm"]["plies"], 19);  // the spec's public facts
+  EXPECT_EQ(e["KRvK"]["white"]["longest_dtm"]["plies"], 31);
+  for (const char* side : {"white", "black"}) {
+    const auto& t = e["KPvK"][side];
+    std::uint64_t classes = 0, dtz = 0;
+    for (const auto& [k, n] : t["wdl"].items()) classes += n.get<std::uint64_t>();
+    for (const auto& [k, n] : t["dtz"].items()) dtz += n.get<std::uint64_t>();
+    EXPECT_EQ(classes, t["legal_positions"].get<std::uint64_t>()) << side;
+    EXPECT_EQ(dtz, classes) << side;
+    EXPECT_TRUE(t.contains("dtm") && t.contains("longest_dtz") && t.contains("longest_dtm"));
+  }
+  EXPECT_EQ(e["KBvK"]["white"]["wdl"]["win"], 0);
+  const Outcome v = retra({"verify", "--db", db(), "--json", "--no-progress"});
+  ASSERT_EQ(v.exit, 0) << v.err;
+  EXPECT_TRUE(nlohmann::json::parse(v.out)["ok"]);
+  const Outcome i = retra({"info", "--db", db(), "--json"});
+  ASSERT_EQ(i.exit, 0) << i.err;
+  EXPECT_EQ(nlohmann::json::parse(i.out)["value_encoding"], "dtz50-dtm1-u8");
+  // A 4-piece position beyond the tables, searched down to 3-piece leaves.
+  const Outcome solve = retra({"solve", "--db", db(), "--json", "8/8/8/8/8/3k4/8/KRR5 w - - 0 1"});
+  ASSERT_EQ(solve.exit, 0) << solve.err;
+  const auto so = nlohmann::json::parse(solve.out);
+  EXPECT_EQ(so["endgame"], "KRRvK");
+  EXPECT_TRUE(so["solved"].get<bool>());
+  EXPECT_EQ(so["result"], "win");
+  EXPECT_GT(so["stats"]["exact_leaves"].get<std::uint64_t>(), 0u);
+}
+
+TEST_F(ChessCli, BadPositionsAndTablesNotBuilt) {
+  const auto probe = [&](const char* fen) { return retra({"probe", "--db", db(), fen}); };
+  expect_failure(probe("8/8/8/8/8/8/8/KQ5k w KQ - 0 1"), 2, "castling rights 'KQ'");
+  expect_failure(probe("8/8/8/8/8/4k3/8/KQ6 w - e3 0 1"), 2, "en-passant square e3");
+  expect_failure(probe("8/8/8/8/8/4k3/8/KQ4P1 w - - 0 1"), 2, "pawns never stand on rank 1 or 8");
+  expect_failure(probe("4P3/8/8/8/8/4k3/8/KQ6 w - - 0 1"), 2, "pawns never stand on rank 1 or 8");
+  expect_failure(probe("8/8/8/8/8/1k6/8/KQ6 w - - 0 1"), 2, "the side not to move (black) is in");
+  expect_failure(probe("8/8/8/8/8/8/1k6/KQ6 b - - 0 1"), 2, "kings stand next to each other");
+  expect_failure(probe("8/8/8/8/8/4k3/8/KQ6 w - - x 1"), 2, "half-move clock 'x'");
+  expect_failure(probe("8/8/8/8/8/4k3/8/KQ6"), 2, "the side to move");
+  EXPECT_EQ(probe("8/8/8/8/8/4k3/8/KQ6 w - -").exit, 0) << "the clocks may be left out";
+  expect_failure(probe("k7/8/8/8/8/8/PPPPPP2/K7 w - - 0 1"), 3, "has 8 pieces");
+  expect_failure(probe("8/8/8/8/8/4k3/8/KQ4r1 w - - 0 1"), 3,
+                 "build it with `retra build chess --endgame KQvKR`");
+  // An en-passant square whose capture is impossible is no error: the square is ignored.
+  const Outcome ep = retra({"probe", "--db", db(), "--json", "k7/8/8/3P4/8/8/8/K7 w - e6 0 1"});
+  EXPECT_EQ(ep.exit, 0) << ep.err;
+  expect_failure(retra({"build", "chess", "--endgame", "KQvKX", "--db", db()}), 2,
+                 "unknown piece letter 'X'");
+  expect_failure(retra({"build", "chess", "--pieces", "3-8", "--db", db()}), 2, "3 <= A <= B <= 7");
+  expect_failure(retra({"build", "chess", "--pieces", "3", "--metrics", "wdl,foo", "--db", db()}),
+                 2, "the metrics are wdl, dtz and dtm");
+  expect_failure(retra({"build", "chess", "--db", db()}), 2, "name the tables");
+  const Outcome j = retra({"probe", "--db", db(), "--json", "8/8/8/8/8/8/8/KQ5k w KQ - 0 1"});
+  EXPECT_EQ(j.exit, 2);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["error"]["code"], "invalid_argument");
 }
 
 TEST(CliCorruption, FlippedBlockByteFailsVerifyAndProbe) {

@@ -3,6 +3,7 @@
 // FENs, corrupted blocks, and C ABI misuse (null, closed and wrong-game handles).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -10,6 +11,8 @@
 #include "retra/probe.hpp"
 #include "retra/retra.h"
 #include "src/games/awari/module.hpp"
+#include "src/games/chess/board.hpp"
+#include "src/games/chess/solver.hpp"
 #include "src/games/xiangqi/module.hpp"
 #include "src/io/file.hpp"
 #include "test_util.hpp"
@@ -28,10 +31,16 @@ class Probe : public ::testing::Test {
     a.block_entries = 1024;  // many blocks, so that the cache is exercised
     ASSERT_TRUE(build(a));
     ASSERT_TRUE(build(test::build_request("xiangqi", {"KRK", "KRKG"}, dir_->path() / "xiangqi")));
+    OptionValues three;
+    three["--pieces"] = {"3"};
+    auto targets = find_module("chess")->targets(three);  // WDL, DTZ and DTM of each table
+    ASSERT_TRUE(targets) << targets.error().message();
+    ASSERT_TRUE(build(test::build_request("chess", *targets, dir_->path() / "chess")));
   }
   static void TearDownTestSuite() { delete dir_; }
   static std::string awari_db() { return (dir_->path() / "awari").string(); }
   static std::string xiangqi_db() { return (dir_->path() / "xiangqi").string(); }
+  static std::string chess_db() { return (dir_->path() / "chess").string(); }
   static std::array<int, 12> pits_of(const awari::Board& b) {
     std::array<int, 12> p;
     for (int i = 0; i < 12; ++i) p[i] = b.pit[i];
@@ -209,6 +218,141 @@ TEST_F(Probe, TextPositionsOfEveryGame) {
   EXPECT_EQ(complete, 9);
   EXPECT_EQ(retra_close(db), RETRA_OK);
   EXPECT_EQ(retra_coverage(db, &largest, nullptr), RETRA_CLOSED_HANDLE);
+}
+
+// Random legal chess boards of the 3-piece tables, in both colourings.
+std::vector<chess::Board> random_chess_boards(int n, std::uint64_t seed) {
+  using namespace chess;
+  std::mt19937_64 rng(seed);
+  std::vector<Board> out;
+  const PieceType extra[] = {queen, rook, bishop, knight, pawn};
+  while (static_cast<int>(out.size()) < n) {
+    Board b;
+    const int wk = static_cast<int>(rng() % 64), bk = static_cast<int>(rng() % 64);
+    const int x = static_cast<int>(rng() % 64);
+    if (wk == bk || x == wk || x == bk) continue;
+    const PieceType t = extra[rng() % 5];
+    if (t == pawn && (rank_of(x) == 0 || rank_of(x) == 7)) continue;
+    b.piece[wk] = code(king, white);
+    b.piece[bk] = code(king, black);
+    b.piece[x] = code(t, rng() % 2 ? white : black);
+    b.side = rng() % 2 ? white : black;
+    if (!board_error(b)) out.push_back(b);
+  }
+  return out;
+}
+
+// Chess through the typed entry points: bitboards equal FEN text, WDL alone equals the full
+// values, the root probe's best move keeps the position's value, concurrent probes agree, and the
+// C ABI returns the same numbers.
+TEST_F(Probe, ChessBitboardsFensRootsAndTheCAbi) {
+  probe::Value err;
+  auto p = Prober::open(chess_db(), {}, &err);
+  ASSERT_TRUE(p) << err.message;
+  const auto boards = random_chess_boards(3000, 7);
+  std::vector<probe::ChessValue> want;
+  int wins = 0, draws = 0;
+  for (const auto& b : boards) {
+    const auto bb = chess::bitboards_of(b);
+    const probe::ChessValue v = p->chess(bb);
+    ASSERT_TRUE(v) << chess::to_fen(b) << ": " << v.message;
+    want.push_back(v);
+    wins += v.wdl == 2;
+    draws += v.wdl == 0;
+    const probe::Value w = p->chess_wdl(bb);
+    ASSERT_TRUE(w) << w.message;
+    ASSERT_EQ(w.value, v.wdl) << chess::to_fen(b);
+    const probe::Value t = p->probe(chess::to_fen(b));
+    ASSERT_TRUE(t) << t.message;
+    ASSERT_EQ(t.value, v.wdl) << chess::to_fen(b);
+    ASSERT_EQ(v.has_dtm, v.wdl != 0);
+    if (v.wdl != 0) {
+      ASSERT_EQ(v.dtm > 0, v.wdl > 0) << chess::to_fen(b);
+    }
+    // The root probe: the best move's value from the mover's view is the position's.
+    std::array<probe::ChessMove, 256> moves;
+    probe::ChessValue pos;
+    const int n = p->chess_root(bb, moves, &pos);
+    ASSERT_TRUE(pos) << pos.message;
+    ASSERT_EQ(pos.wdl, v.wdl);
+    ASSERT_EQ(pos.dtz, v.dtz);
+    if (n > 0 && v.wdl > 0) {
+      EXPECT_EQ(moves[0].value.wdl, v.wdl) << chess::to_fen(b);
+      EXPECT_EQ(moves[0].value.dtz, v.dtz) << chess::to_fen(b);
+    }
+    for (int i = 1; i < n; ++i)
+      ASSERT_LE(moves[i].value.outcome, moves[0].value.outcome) << chess::to_fen(b);
+  }
+  EXPECT_GT(wins, 500);
+  EXPECT_GT(draws, 300);
+
+  // Four threads probing the same boards get the same values (one small cache, many evictions).
+  auto small = Prober::open(chess_db(), {.cache_bytes = 1 << 16}, &err);
+  ASSERT_TRUE(small) << err.message;
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (std::size_t i = t; i < 1000; i += 2) {
+        const auto v = small->chess(chess::bitboards_of(boards[i]));
+        if (!v || v.wdl != want[i].wdl || v.dtz != want[i].dtz || v.dtm != want[i].dtm) ++wrong;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+
+  // Bad bitboards and tables not built are errors, not values.
+  probe::ChessBoard bad = chess::bitboards_of(boards[0]);
+  bad.black |= bad.white & bad.kings;  // a square in both colours
+  EXPECT_EQ(p->chess_wdl(bad).status, Status::invalid_argument);
+  probe::ChessBoard two = chess::bitboards_of(*chess::parse_fen("k7/8/8/8/8/8/8/KQ4r1 w - - 0 1"));
+  EXPECT_EQ(p->chess_wdl(two).status, Status::not_found);
+  EXPECT_NE(p->chess(two).message.find("KQvKR"), std::string::npos) << p->chess(two).message;
+
+  // The C ABI.
+  retra_db* db = nullptr;
+  ASSERT_EQ(retra_open(chess_db().c_str(), 0, &db), RETRA_OK);
+  for (std::size_t i = 0; i < 200; ++i) {
+    const auto c = chess::bitboards_of(boards[i]);
+    int wdl = 9, dtz = 0, dtm = 0, has_dtm = -1;
+    ASSERT_EQ(retra_chess_probe_wdl(db, c.white, c.black, c.kings, c.queens, c.rooks, c.bishops,
+                                    c.knights, c.pawns, c.rule50, c.ep, c.white_to_move, &wdl),
+              RETRA_OK);
+    EXPECT_EQ(wdl, want[i].wdl);
+    ASSERT_EQ(
+        retra_chess_probe(db, c.white, c.black, c.kings, c.queens, c.rooks, c.bishops, c.knights,
+                          c.pawns, c.rule50, c.ep, c.white_to_move, &wdl, &dtz, &dtm, &has_dtm),
+        RETRA_OK);
+    EXPECT_EQ(dtz, want[i].dtz);
+    EXPECT_EQ(has_dtm, want[i].has_dtm ? 1 : 0);
+    if (has_dtm) {
+      EXPECT_EQ(dtm, want[i].dtm);
+    }
+    retra_chess_move moves[256];
+    std::size_t count = 0;
+    ASSERT_EQ(retra_chess_probe_root(db, c.white, c.black, c.kings, c.queens, c.rooks, c.bishops,
+                                     c.knights, c.pawns, c.rule50, c.ep, c.white_to_move, moves,
+                                     256, &count),
+              RETRA_OK);
+    std::array<probe::ChessMove, 256> cpp;
+    ASSERT_EQ(static_cast<int>(count), p->chess_root(c, cpp, nullptr));
+    for (std::size_t k = 0; k < count; ++k) {
+      EXPECT_EQ(moves[k].from, cpp[k].from);
+      EXPECT_EQ(moves[k].to, cpp[k].to);
+      EXPECT_EQ(moves[k].dtz, cpp[k].value.dtz);
+    }
+  }
+  int wdl = 0;
+  EXPECT_EQ(retra_chess_probe_wdl(db, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, &wdl),
+            RETRA_INVALID_ARGUMENT);
+  EXPECT_EQ(retra_chess_probe_wdl(db, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 1, nullptr), RETRA_NULL_HANDLE);
+  EXPECT_EQ(retra_close(db), RETRA_OK);
+  retra_db* awari = nullptr;
+  ASSERT_EQ(retra_open(awari_db().c_str(), 0, &awari), RETRA_OK);
+  EXPECT_EQ(
+      retra_chess_probe_wdl(awari, 1, 1ull << 63, 1 | 1ull << 63, 0, 0, 0, 0, 0, 0, 0, 1, &wdl),
+      RETRA_WRONG_GAME);
+  EXPECT_EQ(retra_close(awari), RETRA_OK);
 }
 
 TEST_F(Probe, CorruptedBlockIsAnErrorNotAValue) {

@@ -114,15 +114,12 @@ std::unique_ptr<Database> open_db(const Common& c, const GameModule*& game, int&
     exit = report_error(c, db.error());
     return nullptr;
   }
-  game = find_module((*db)->manifest().game);
-  if (!game) {
-    exit = report_error(
-        c,
-        Error(Errc::mismatch, fmt::format("'{}' holds a database of game '{}', which this "
-                                          "retra does not know (known: {})",
-                                          c.db.string(), (*db)->manifest().game, module_names())));
+  auto module = module_of(**db);
+  if (!module) {
+    exit = report_error(c, module.error());
     return nullptr;
   }
+  game = *module;
   return std::move(*db);
 }
 

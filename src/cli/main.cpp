@@ -1,6 +1,7 @@
 // `retra`: command-line front end. Subcommands: build, verify, probe, stats, info, solve, games;
 // every one of them dispatches through the database's (or the named) game module.
 // Thread safety: main thread; library calls use their own worker threads.
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -65,15 +66,18 @@ int info(const Common& c, const Database& db) {
       "created {}, updated {}\n",
       c.db.string(), m.game, m.variant, m.indexer, m.value_encoding, m.tool_version, m.created,
       m.updated);
-  std::cout << fmt::format("{:>8} {:>16} {:>11} {:>11} {:>7}  {:<9} {}\n", "segment", "entries",
+  // The name column fits the longest segment name (chess: "KPvKP_w2_b7.dtm").
+  std::size_t w = 8;
+  for (const auto& s : m.segments) w = std::max(w, s.name.size());
+  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<9} {}\n", "segment", w, "entries",
                            "raw", "on disk", "ratio", "kernel", "built");
   for (const auto& s : m.segments)
     std::cout << fmt::format(
-        "{:>8} {:>16} {:>11} {:>11} {:>7.1f}  {:<9} {}\n", s.name, s.entries,
+        "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<9} {}\n", s.name, w, s.entries,
         format_bytes(s.raw_bytes), format_bytes(s.file_bytes),
         s.file_bytes ? static_cast<double>(s.raw_bytes) / static_cast<double>(s.file_bytes) : 0.0,
         s.build.value("kernel", "?"), s.build.value("finished", "?"));
-  std::cout << fmt::format("{:>8} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", entries,
+  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", w, entries,
                            format_bytes(raw), format_bytes(file), ratio);
   return kOk;
 }

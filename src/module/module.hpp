@@ -120,5 +120,8 @@ std::span<const GameModule* const> modules();
 const GameModule* find_module(std::string_view name);
 // The known names, comma separated, for messages.
 std::string module_names();
+// The module that reads database `db`: its game must be known and its identity (rules variant,
+// indexer, value encoding) the module's own, or the bytes would be read with the wrong meaning.
+Result<const GameModule*> module_of(const Database& db);
 
 }  // namespace retra

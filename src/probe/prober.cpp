@@ -185,11 +185,9 @@ std::unique_ptr<Prober> Prober::open(const std::string& dir, const Options& opt,
   if (!db) return fail(failure(db.error()));
   auto impl = std::make_unique<Impl>();
   impl->game = (*db)->manifest().game;
-  const GameModule* module = find_module(impl->game);
-  if (!module)
-    return fail(failure(Status::mismatch, fmt::format("'{}' holds a {} database, which this "
-                                                      "library cannot probe (known games: {})",
-                                                      dir, impl->game, module_names())));
+  auto found = module_of(**db);
+  if (!found) return fail(failure(found.error()));
+  const GameModule* module = *found;
   std::vector<std::string> names;
   for (const auto& rec : (*db)->manifest().segments) {
     auto slot = std::make_unique<Impl::Slot>();

@@ -17,13 +17,9 @@ VerifyFailure failure_from_error(const std::string& segment, const Error& e) {
 }
 
 Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) {
-  const GameModule* m = find_module(db.manifest().game);
-  if (!m)
-    return Error(Errc::mismatch,
-                 fmt::format("'{}' holds a database of game '{}', which this retra does not know "
-                             "(known: {})",
-                             db.dir().string(), db.manifest().game, module_names()));
-  return m->verify(db, opt);
+  auto m = module_of(db);
+  if (!m) return m.error();
+  return (*m)->verify(db, opt);
 }
 
 }  // namespace retra

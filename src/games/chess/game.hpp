@@ -66,7 +66,7 @@ class Game {
   static constexpr std::string_view kName = "chess";
   static constexpr std::string_view kVariant = "fide-50";
   static constexpr std::string_view kIndexer = "chess-sym-v1";
-  static constexpr std::string_view kValueEncoding = "dtz50-dtm-u8";
+  static constexpr std::string_view kValueEncoding = "dtz50-dtm1-u8";  // docs/FORMAT.md
   static constexpr ValueKind kValueKind = ValueKind::dtz;
   using Kinds = ValueKinds<ValueKind::dtz, ValueKind::dtm>;
   // K + 4 Q (6 pieces): 8 + 4 x 27 non-converting moves; more queens need wider counters.

@@ -34,7 +34,9 @@ struct Module {
 
   static constexpr std::string_view kSummary =
       "Western chess endgame tables: WDL and DTZ under the 50-move rule, and distance to mate";
-  static constexpr Nouns kNouns{"table", "tables", "positions"};
+  // A segment is one pawn profile of a table (or its DTM bytes): reports list segments under
+  // "segments" and count whole tables under "tables".
+  static constexpr Nouns kNouns{"segment", "segments", "positions"};
   static constexpr SolverSpec kSolver{
       "pieces", 2, 32, -1, 1, "chess goals are 1 (win) and 0 (at least a draw)"};
 
