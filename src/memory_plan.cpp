@@ -56,13 +56,15 @@ Result<std::uint64_t> parse_memory_size(const std::string& text) {
   return static_cast<std::uint64_t>(bytes);
 }
 
-Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit) {
+Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit,
+                               bool allow_over) {
   MemoryPlan plan;
   plan.limit = limit;
   for (const auto& n : needs) {
     SegmentPlan s{n, true};
     if (s.bytes() > limit) s.dependencies_in_memory = false;
-    if (s.bytes() > limit)
+    if (s.bytes() > limit && allow_over) s.fits = false;
+    if (s.bytes() > limit && !allow_over)
       return Error(Errc::resource,
                    fmt::format("building segment {} needs {} for its own arrays (plus a {} block "
                                "cache), more than the memory limit of {}; raise --memory (up to "

@@ -23,6 +23,7 @@ struct SegmentNeed {
 struct SegmentPlan {
   SegmentNeed need;
   bool dependencies_in_memory = true;
+  bool fits = true;  // false only in a plan made with allow_over: not even the kernel arrays fit
   std::uint64_t bytes() const {
     return need.kernel_bytes + (dependencies_in_memory ? need.dependency_bytes : cache_bytes());
   }
@@ -41,7 +42,10 @@ struct MemoryPlan {
   std::string summary() const;  // one line for the build log
 };
 
-Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit);
+// A segment whose own arrays exceed the limit is an error, or (allow_over: for `build --plan`)
+// a segment marked as not fitting.
+Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit,
+                               bool allow_over = false);
 
 // The default limit: 80% of physical RAM.
 std::uint64_t default_memory_limit();

@@ -34,10 +34,25 @@ void expect_bijection(const Game& g, int s, std::uint64_t step) {
     if (!ix.unrank(i, sq.data())) continue;
     ++valid;
     ASSERT_EQ(ix.rank(sq.data()), i) << g.table(s).name << " index " << i;
-    for (int t = 1; t < (pawns ? 2 : 8); ++t) {
+    for (int t = 0; t < (pawns ? 2 : 8); ++t) {
       std::array<std::uint8_t, kMaxPieces> img{};
       for (int k = 0; k < n; ++k) img[k] = static_cast<std::uint8_t>(transform(t, sq[k]));
       ASSERT_EQ(ix.rank(img.data()), i) << g.table(s).name << " index " << i << " transform " << t;
+      // Identical pieces in the other order: the same position, the same index.
+      const auto& slots = ix.slots();
+      for (int a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && slots[b].type == slots[a].type &&
+                        slots[b].color == slots[a].color && slots[b].rank == slots[a].rank;
+             ++b) {
+        }
+        for (int x = a, y = b - 1; x < y; ++x, --y) {
+          const std::uint8_t tmp = img[static_cast<std::size_t>(x)];
+          img[static_cast<std::size_t>(x)] = img[static_cast<std::size_t>(y)];
+          img[static_cast<std::size_t>(y)] = tmp;
+        }
+      }
+      ASSERT_EQ(ix.rank(img.data()), i) << g.table(s).name << " index " << i << " transform " << t
+                                        << ", identical pieces reversed";
     }
   }
   EXPECT_GT(valid, ix.size() / step / 2) << "most indices are placements";
@@ -131,6 +146,10 @@ TEST(ChessUnmoves, EveryParentIsReportedOncePerMove) {
   // unmoves must count right); tests/chess_reference_test.cpp checks every 3- and 4-piece table
   // through the values the kernel computes from these unmoves.
   for (const char* name : {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK"}) expect_unmove_contract(name);
+}
+
+TEST(ChessUnmoves, IdenticalPiecesAndFourPieceTables) {
+  for (const char* name : {"KBBvK", "KNNvK", "KRvKB"}) expect_unmove_contract(name);
 }
 
 TEST(ChessGame, ClosureHasEveryConversion) {

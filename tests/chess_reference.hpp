@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <functional>
 #include <map>
@@ -60,13 +61,16 @@ class Solver {
     std::size_t size = 0;
 
     std::size_t id_of(const Board& b) const {
-      std::vector<std::pair<std::uint8_t, int>> ps;
+      // (code, square) pairs of the non-pawn pieces, sorted; a fixed array, since this runs for
+      // every move of every position (at most 7 pieces).
+      std::array<std::pair<std::uint8_t, int>, 8> ps;
+      std::size_t k = 0;
       for (int s = 0; s < 64; ++s)
-        if (b.piece[s] && type_of(b.piece[s]) != pawn) ps.emplace_back(b.piece[s], s);
-      std::sort(ps.begin(), ps.end());
+        if (b.piece[s] && type_of(b.piece[s]) != pawn) ps[k++] = {b.piece[s], s};
+      for (std::size_t i = 1; i < k; ++i)  // insertion sort: a handful of pieces
+        for (std::size_t j = i; j > 0 && ps[j] < ps[j - 1]; --j) std::swap(ps[j], ps[j - 1]);
       std::size_t id = 0;
-      for (auto it = ps.rbegin(); it != ps.rend(); ++it)
-        id = id * 64 + static_cast<std::size_t>(it->second);
+      while (k > 0) id = id * 64 + static_cast<std::size_t>(ps[--k].second);
       return id * 2 + (b.side == black ? 1 : 0);
     }
     // The board of id (false when pieces overlap or identical pieces are out of order).

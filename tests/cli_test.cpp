@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "src/format/segment.hpp"
 #include "src/io/file.hpp"
@@ -429,6 +430,34 @@ TEST_F(ChessCli, StatsVerifyInfoAndSolve) {
   EXPECT_TRUE(so["solved"].get<bool>());
   EXPECT_EQ(so["result"], "win");
   EXPECT_GT(so["stats"]["exact_leaves"].get<std::uint64_t>(), 0u);
+}
+
+// `build --plan`: the plan of what is still to build, nothing written, exit 6 when a segment
+// cannot fit the limit.
+TEST_F(ChessCli, PlanBuildsNothing) {
+  const auto fresh = (dir_->path() / "plan").string();
+  const Outcome p =
+      retra({"build", "chess", "--endgame", "KQvKR", "--plan", "--json", "--db", fresh});
+  ASSERT_EQ(p.exit, 0) << p.err;
+  const auto j = nlohmann::json::parse(p.out)["plan"];
+  std::set<std::string> names;
+  for (const auto& s : j["segments"]) {
+    names.insert(s["segment"]);
+    EXPECT_TRUE(s["fits"].get<bool>());
+    EXPECT_GE(s["bytes"].get<std::uint64_t>(), s["kernel_bytes"].get<std::uint64_t>());
+  }
+  for (const char* want : {"KQvKR", "KQvKR.dtm", "KQvK", "KRvK", "KQvK.dtm"})
+    EXPECT_TRUE(names.count(want)) << want;
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  // Built segments are not planned again.
+  const Outcome built =
+      retra({"build", "chess", "--pieces", "3", "--plan", "--json", "--db", db()});
+  ASSERT_EQ(built.exit, 0) << built.err;
+  EXPECT_TRUE(nlohmann::json::parse(built.out)["plan"]["segments"].empty());
+  const Outcome small =
+      retra({"build", "chess", "--endgame", "KQvKR", "--plan", "--memory", "1M", "--db", fresh});
+  EXPECT_EQ(small.exit, 6) << small.out << small.err;
+  EXPECT_NE(small.out.find("does not fit"), std::string::npos) << small.out;
 }
 
 TEST_F(ChessCli, BadPositionsAndTablesNotBuilt) {

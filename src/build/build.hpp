@@ -50,6 +50,9 @@ struct BuildRequest {
   Progress* progress = nullptr;
   // Called once with the memory plan, before the first segment is built.
   std::function<void(const MemoryPlan&)> on_plan;
+  // Only plan: report the plan (segments that do not fit the limit included, marked) and return
+  // without touching the directory.
+  bool plan_only = false;
   // Called when a segment is finished or found built already (serialized, any thread).
   std::function<void(const struct SegmentReport&)> on_segment;
 };

@@ -3,6 +3,7 @@
 // to conversion)
 // and its module's own target options. Thin: parse, call build(), print the module's rows.
 // Thread safety: main thread (build callbacks are serialized by the library).
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -26,8 +27,51 @@ struct BuildArgs {
   bool force = false;
   std::string memory = "80%";
   bool low_memory = false;
+  bool plan = false;
   std::string tune;
 };
+
+// `build --plan`: what each segment still to build needs, and how it would be built under the
+// limit (dependencies in memory, read block-wise from disk, or not at all). Exit 6 if any
+// segment cannot be built within the limit.
+int print_plan(const Common& c, const MemoryPlan& p, const Nouns& nouns) {
+  nlohmann::json segs = nlohmann::json::array();
+  int in_memory = 0, block_wise = 0, over = 0;
+  std::size_t w = 7;
+  for (const auto& s : p.segments) w = std::max(w, s.need.name.size());
+  if (!c.json)
+    std::cout << fmt::format("{:<{}} {:>11} {:>13} {:>11}  {}\n", nouns.segment, w, "kernel",
+                             "dependencies", "total", "how");
+  for (const auto& s : p.segments) {
+    const char* how = !s.fits                    ? "does not fit"
+                      : s.dependencies_in_memory ? "in memory"
+                                                 : "dependencies block-wise from disk";
+    (!s.fits ? over : s.dependencies_in_memory ? in_memory : block_wise)++;
+    segs.push_back({{"segment", s.need.name},
+                    {"kernel_bytes", s.need.kernel_bytes},
+                    {"dependency_bytes", s.need.dependency_bytes},
+                    {"bytes", s.bytes()},
+                    {"fits", s.fits},
+                    {"dependencies_in_memory", s.dependencies_in_memory}});
+    if (!c.json)
+      std::cout << fmt::format("{:<{}} {:>11} {:>13} {:>11}  {}\n", s.need.name, w,
+                               format_bytes(s.need.kernel_bytes),
+                               format_bytes(s.need.dependency_bytes), format_bytes(s.bytes()), how);
+  }
+  if (c.json)
+    print_json({{"ok", over == 0},
+                {"plan",
+                 {{"limit_bytes", p.limit},
+                  {"peak_bytes", p.peak_bytes},
+                  {"peak_segment", p.peak_segment},
+                  {std::string(nouns.segments), segs}}}});
+  else
+    std::cout << fmt::format(
+        "limit {}: {} {} with dependencies in memory, {} reading them block-wise from disk, {} "
+        "that do not fit\n",
+        format_bytes(p.limit), in_memory, nouns.segments, block_wise, over);
+  return over ? 6 : kOk;
+}
 
 int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   auto targets = game.targets(a.targets);
@@ -64,6 +108,14 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   req.progress = &progress;
   nlohmann::json plan_json;
   const Nouns& nouns = game.nouns();
+  if (a.plan) {
+    req.plan_only = true;
+    int code = kOk;
+    req.on_plan = [&](const MemoryPlan& p) { code = print_plan(c, p, game.nouns()); };
+    auto res = build(req);
+    if (!res) return report_error(c, res.error());
+    return code;
+  }
   req.on_plan = [&](const MemoryPlan& p) {
     plan_json = {
         {"peak_bytes", p.peak_bytes}, {"peak_segment", p.peak_segment}, {"limit_bytes", p.limit}};
@@ -134,6 +186,9 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
   sub->add_option("--memory", a->memory,
                   "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "
                   "cannot fit is refused before it starts");
+  sub->add_flag("--plan", a->plan,
+                "Only print the memory plan: what each segment needs and whether it fits "
+                "--memory (in memory, dependencies from disk, or not at all); builds nothing");
   sub->add_flag("--low-memory", a->low_memory,
                 "Read finished segments block-wise from disk instead of loading them (slower)");
   sub->add_option("--tune", a->tune,

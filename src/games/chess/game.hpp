@@ -65,7 +65,7 @@ class Game {
   using SegmentId = int;
   static constexpr std::string_view kName = "chess";
   static constexpr std::string_view kVariant = "fide-50";
-  static constexpr std::string_view kIndexer = "chess-sym-v1";
+  static constexpr std::string_view kIndexer = "chess-sym-v2";
   static constexpr std::string_view kValueEncoding = "dtz50-dtm1-u8";  // docs/FORMAT.md
   static constexpr ValueKind kValueKind = ValueKind::dtz;
   using Kinds = ValueKinds<ValueKind::dtz, ValueKind::dtm>;

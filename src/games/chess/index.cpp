@@ -43,6 +43,17 @@ struct KingPairs {
 constexpr bool in_triangle(int sq) { return file_of(sq) <= 3 && rank_of(sq) <= file_of(sq); }
 constexpr bool on_diagonal(int sq) { return file_of(sq) == rank_of(sq); }
 constexpr bool above_diagonal(int sq) { return rank_of(sq) > file_of(sq); }
+// The mirror image in the a1-h8 diagonal.
+constexpr int transposed(int sq) { return file_of(sq) * 8 + rank_of(sq); }
+// A set of squares against its mirror image in the a1-h8 diagonal: -1 if the set is smaller as a
+// number (for one square: below the diagonal), 1 if larger, 0 if the set is its own image. Sets,
+// not squares in slot order: identical pieces come in any order, and a pair of them can be each
+// other's images (bishops on a3 and c1) with neither on the diagonal.
+constexpr int against_transpose(Bitboard set) {
+  Bitboard t = 0;
+  for (Bitboard m = set; m; m &= m - 1) t |= bit(transposed(std::countr_zero(m)));
+  return set == t ? 0 : set < t ? -1 : 1;
+}
 
 constexpr KingPairs make_king_pairs() {
   KingPairs k{};
@@ -308,16 +319,16 @@ int Indexer::canonical_transform(const std::uint8_t* sq, bool* symmetric) const 
   const int first = kCanonical.t[sq[0]][0], second = kCanonical.t[sq[0]][1];
   if (second < 0) return first;
   // Two transforms put the white king on the same diagonal square; they differ by the diagonal
-  // flip. The black king, then every other piece in slot order, decides: the first one off the
-  // diagonal must be below it.
-  auto decide = [&](int s) {
-    const int a = apply(first, s);
-    if (on_diagonal(a)) return 0;
-    return above_diagonal(a) ? 1 : -1;
-  };
-  int d = decide(sq[bk_slot_]);
-  for (int i = 1; i < n_ && d == 0; ++i)
-    if (i != bk_slot_) d = decide(sq[i]);
+  // flip. The black king, then every group of identical pieces in slot order (as a set of
+  // squares), decides: the first one that is not its own mirror image must be the smaller of the
+  // two (for one piece: below the diagonal).
+  int d = against_transpose(bit(apply(first, sq[bk_slot_])));
+  for (std::size_t g = 0; g < groups_.size() && d == 0; ++g) {
+    Bitboard set = 0;
+    for (int k = groups_[g].first; k < groups_[g].first + groups_[g].count; ++k)
+      set |= bit(apply(first, sq[k]));
+    d = against_transpose(set);
+  }
   if (d == 0) *symmetric = true;
   return d == 1 ? second : first;
 }
@@ -369,9 +380,11 @@ bool Indexer::canonical(const std::uint8_t* sq, std::uint64_t head) const {
     return !config_symmetric_[head] || file_of(sq[0]) <= 3;
   }
   if (!on_diagonal(sq[0]) || !on_diagonal(sq[bk_slot_])) return true;
-  for (int k = 1; k < n_; ++k) {
-    if (k == bk_slot_ || on_diagonal(sq[k])) continue;
-    return !above_diagonal(sq[k]);  // the first piece off the diagonal must be below it
+  // canonical_transform's rule: the first group that is not its own mirror image is the smaller.
+  for (const Group& g : groups_) {
+    Bitboard set = 0;
+    for (int k = g.first; k < g.first + g.count; ++k) set |= bit(sq[k]);
+    if (const int d = against_transpose(set)) return d < 0;
   }
   return true;
 }

@@ -147,24 +147,49 @@ const Indexer& Tables::indexer(int slot) const {
 }
 
 probe::Value Tables::locate(const Board& board, Where* w) const {
-  Material m = material_of(board);
+  PieceSets sets{};
+  for (int s = 0; s < 64; ++s) sets[board.piece[s]] |= bit(s);
+  return locate(sets, board.side, w);
+}
+
+// The hot path of every probe: bitboards only, no allocation unless the table is missing.
+probe::Value Tables::locate(PieceSets sets, Color side, Where* w) const {
+  Material m;
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < kTypes; ++t)
+      m.count[c][t] = static_cast<std::uint8_t>(std::popcount(sets[code(PieceType(t), Color(c))]));
   if (m.pieces() == 2) {
     w->kings_only = true;
     return success(0);
   }
-  const Board b = m.canonical() ? board : flipped(board);
-  if (!m.canonical()) m = m.flipped();
-  PawnProfile p;
-  for (int s = 0; s < 64; ++s)
-    if (b.piece[s] && type_of(b.piece[s]) == pawn)
-      p.ranks[color_of(b.piece[s])].push_back(static_cast<std::int8_t>(rank_of(s)));
-  for (auto& r : p.ranks) std::sort(r.begin(), r.end());
-  const auto it = by_key_.find(key_code(m, p));
+  if (!m.canonical()) {  // the colours exchanged: ranks mirrored (a byte swap), sides swapped
+    PieceSets f{};
+    for (int t = 0; t < kTypes; ++t) {
+      f[code(PieceType(t), white)] = __builtin_bswap64(sets[code(PieceType(t), black)]);
+      f[code(PieceType(t), black)] = __builtin_bswap64(sets[code(PieceType(t), white)]);
+    }
+    sets = f;
+    side = opposite(side);
+    m = m.flipped();
+  }
+  // key_code(m, profile) without building the profile: pawns by ascending square are pawns by
+  // ascending rank.
+  std::uint64_t key = 0;
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < kTypes; ++t) key = key << 4 | m.count[c][t];
+  for (int c = 0; c < 2; ++c)
+    for (Bitboard p = sets[code(pawn, Color(c))]; p; p &= p - 1)
+      key = key << 3 | static_cast<std::uint64_t>(rank_of(std::countr_zero(p)));
+  const auto it = by_key_.find(key);
   if (it == by_key_.end()) {
     if (m.pieces() > kMaxPieces)
       return failure(probe::Status::not_found,
                      fmt::format("{} has {} pieces; chess tables hold at most {}", m.name(),
                                  m.pieces(), kMaxPieces));
+    PawnProfile p;
+    for (int c = 0; c < 2; ++c)
+      for (Bitboard b = sets[code(pawn, Color(c))]; b; b &= b - 1)
+        p.ranks[c].push_back(static_cast<std::int8_t>(rank_of(std::countr_zero(b))));
     const std::string segment = TableKey{m, p}.name();
     return failure(
         probe::Status::not_found,
@@ -173,23 +198,19 @@ probe::Value Tables::locate(const Board& board, Where* w) const {
                     m.name(), segment == m.name() ? "" : " (segment " + segment + ")", m.name()));
   }
   const Indexer& ix = indexer(it->second);
-  // The squares in the segment's slot order: each slot takes the next matching piece.
+  // The squares in the segment's slot order: each slot takes the lowest matching piece left.
   std::uint8_t sq[kMaxPieces];
-  std::uint64_t used = 0;
+  Bitboard used = 0;
   const auto& slots = ix.slots();
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    const std::uint8_t want = code(slots[i].type, slots[i].color);
-    for (int s = 0; s < 64; ++s)
-      if (!(used & bit(s)) && b.piece[s] == want &&
-          (slots[i].type != pawn || rank_of(s) == slots[i].rank)) {
-        sq[i] = static_cast<std::uint8_t>(s);
-        used |= bit(s);
-        break;
-      }
+    Bitboard cand = sets[code(slots[i].type, slots[i].color)] & ~used;
+    if (slots[i].type == pawn) cand &= Bitboard{0xff} << (8 * slots[i].rank);
+    sq[i] = static_cast<std::uint8_t>(std::countr_zero(cand));
+    used |= cand & -cand;
   }
   w->dtz_slot = it->second;
   w->dtm_slot = slots_[static_cast<std::size_t>(it->second)]->dtm_slot;
-  w->index = (b.side == black ? ix.size() : 0) + ix.rank(sq);
+  w->index = (side == black ? ix.size() : 0) + ix.rank(sq);
   return success(0);
 }
 

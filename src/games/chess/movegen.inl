@@ -197,15 +197,30 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
   // them (the lexicographically smaller placement). A symmetric parent reaches a non-symmetric
   // child class by two counted moves that one orientation of the child shows as one: report it
   // twice. (tests/chess_index_test.cpp checks the counts exhaustively.)
+  // Identical pieces count as sets: a pair of them may be each other's image (knights on b1
+  // and a2 under the a1-h8 reflection), and they come in any slot order.
+  const auto same_piece = [&](int i, int j) {
+    return t.slots[i].color == t.slots[j].color && t.slots[i].type == t.slots[j].type;
+  };
   int h = -1;  // the child's stabilizing reflection: 4 (a1-h8), 7 (a8-h1) or none
   if (pawnless) {
-    bool diag = true, anti = true;
-    for (int i = 0; i < t.n; ++i) {
-      diag = diag && file_of(q.sq[i]) == rank_of(q.sq[i]);
-      anti = anti && file_of(q.sq[i]) + rank_of(q.sq[i]) == 7;
+    for (int cand : {4, 7}) {
+      bool stable = true;
+      for (int i = 0; i < t.n && stable; ++i) {
+        const int img = transform(cand, q.sq[i]);
+        bool found = false;
+        for (int j = 0; j < t.n && !found; ++j) found = same_piece(i, j) && q.sq[j] == img;
+        stable = found;
+      }
+      if (stable) h = cand;
     }
-    h = diag ? 4 : anti ? 7 : -1;
   }
+  // A placement with each group of identical pieces in ascending squares, for comparisons.
+  const auto sorted_groups = [&](std::uint8_t* sq) {
+    for (int i = 1; i < t.n; ++i)
+      for (int j = i; j > 0 && same_piece(j, j - 1) && sq[j] < sq[j - 1]; --j)
+        std::swap(sq[j], sq[j - 1]);
+  };
   const int their_king = q.sq[q.side == white ? 0 : t.bk_slot];
   Position p = q;
   p.side = mover;
@@ -230,10 +245,14 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
       } else if (sym) {
         f(r, p);
       } else {
-        std::uint8_t image[kMaxPieces];
-        for (int k = 0; k < t.n; ++k)
-          image[k] = static_cast<std::uint8_t>(transform(h, p.sq[static_cast<std::size_t>(k)]));
-        if (std::memcmp(p.sq.data(), image, static_cast<std::size_t>(t.n)) < 0) f(r, p);
+        std::uint8_t image[kMaxPieces], self[kMaxPieces];
+        for (int k = 0; k < t.n; ++k) {
+          self[k] = p.sq[static_cast<std::size_t>(k)];
+          image[k] = static_cast<std::uint8_t>(transform(h, self[k]));
+        }
+        sorted_groups(self);
+        sorted_groups(image);
+        if (std::memcmp(self, image, static_cast<std::size_t>(t.n)) < 0) f(r, p);
       }
     }
     p.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(to);

@@ -63,8 +63,16 @@ Value Prober::chess_wdl(const ChessBoard& board) const {
   if (!b) return detail::failure(b.error());
   const chess::Tables& t = chess::tables_of(*impl_->locator);
   if (b->ep < 0) {
+    // Straight from the caller's masks (board_of has checked them).
+    chess::Tables::PieceSets sets{};
+    const std::uint64_t types[chess::kTypes] = {board.kings,   board.queens,  board.rooks,
+                                                board.bishops, board.knights, board.pawns};
+    for (int k = 0; k < chess::kTypes; ++k) {
+      sets[chess::code(chess::PieceType(k), chess::white)] = types[k] & board.white;
+      sets[chess::code(chess::PieceType(k), chess::black)] = types[k] & board.black;
+    }
     chess::Tables::Where w;
-    Value where = t.locate(*b, &w);
+    Value where = t.locate(sets, b->side, &w);
     if (!where) return where;
     if (w.kings_only) return detail::success(chess::draw);
     Value v = impl_->byte(w.dtz_slot, w.index);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,9 @@ class Tables {
   // Where a position without an en-passant right lives; a not_found Value when its table is not
   // in the database.
   probe::Value locate(const Board& b, Where* w) const;
+  // The same from the squares of each piece code (sets[code(t, c)]; other entries ignored).
+  using PieceSets = std::array<Bitboard, 16>;
+  probe::Value locate(PieceSets sets, Color side, Where* w) const;
   probe::Coverage coverage() const;
 
  private:

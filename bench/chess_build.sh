@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Macro benchmark of the chess generator: for each named table, the time to build it with its
+# sub-tables already built (the tables its captures and promotions lead to), first WDL + DTZ, then
+# DTM on top, each as its own process; per table and metric: positions (index x 2 sides), wall
+# seconds, peak RSS, bytes on disk, bits per position. The sub-tables are built first, untimed
+# per table but reported as a whole. A fixed reference workload (Awari 0..13 stones, one thread)
+# is timed beside it, since this machine class varies in speed from day to day.
+# Usage: bench/chess_build.sh [TABLE ...] (default: KQRvKR KRPvKR)
+#        bench/chess_build.sh --pieces 3-5   (the whole set, all three metrics, one process)
+# Environment: RETRA (binary), THREADS (default: all), DB (keep the tables there; default: temp)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+retra="${RETRA:-build/release/retra}"
+[ -x "$retra" ] || scripts/build.sh release >/dev/null
+threads="${THREADS:-$(nproc)}"
+if [ -n "${DB:-}" ]; then
+  dir="$DB"
+else
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/retra-chess-bench-XXXXXX")"
+  trap 'rm -rf "$dir"' EXIT
+fi
+mkdir -p "$dir"
+echo "machine: $(nproc) hardware threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); threads $threads"
+
+# timed LABEL CMD...: runs CMD, prints nothing, leaves wall seconds and peak RSS in $wall, $rss
+# and the command's stdout in $dir/last.json.
+timed() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  /usr/bin/time -f "%M" -o "$dir/time.txt" "$@" >"$dir/last.json"
+  t1=$(date +%s.%N)
+  wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+  rss=$(awk '{ printf "%.1f MiB", $1 / 1024 }' "$dir/time.txt")
+}
+
+timed "$retra" build awari --stones 0-13 --threads 1 --db "$dir/reference" --no-progress --json
+echo "reference workload (awari 0..13 stones, 1 thread): $wall s"
+rm -rf "$dir/reference"
+
+if [ "${1:-}" = "--pieces" ]; then
+  range="${2:?usage: bench/chess_build.sh --pieces A-B}"
+  timed "$retra" build chess --pieces "$range" --db "$dir/db" --threads "$threads" --no-progress --json
+  python3 - "$dir/last.json" "$range" "$wall" "$rss" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(f"chess --pieces {sys.argv[2]}, WDL + DTZ + DTM: {j['tables']} tables, "
+      f"{len(j['segments'])} segments, {j['positions']:,} positions, "
+      f"{j['file_bytes'] / 2**20:.1f} MiB on disk ({j['bits_per_position']:.3f} bits/position), "
+      f"wall {sys.argv[3]} s, peak RSS {sys.argv[4]}")
+dtz = sum(s['file_bytes'] for s in j['segments'] if not s['segment'].endswith('.dtm'))
+print(f"  WDL + DTZ alone: {dtz / 2**20:.1f} MiB on disk")
+PY
+  exit 0
+fi
+
+tables=("$@")
+[ ${#tables[@]} -gt 0 ] || tables=(KQRvKR KRPvKR)
+printf '%-10s %-8s %14s %9s %11s %11s %9s\n' table metric positions seconds "peak RSS" "on disk" bits/pos
+for t in "${tables[@]}"; do
+  for metrics in wdl,dtz dtm; do
+    # The sub-tables (and, the first time, the table itself), then the table alone, timed.
+    "$retra" build chess --endgame "$t" --metrics "$metrics" --db "$dir/db" --threads "$threads" \
+      --no-progress --json >/dev/null
+    timed "$retra" build chess --endgame "$t" --metrics "$metrics" --force --db "$dir/db" \
+      --threads "$threads" --no-progress --json
+    python3 - "$dir/last.json" "$t" "$metrics" "$wall" "$rss" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+segs = [s for s in j['segments'] if not s['skipped']]
+pos = sum(s['positions'] for s in segs)
+size = sum(s['file_bytes'] for s in segs)
+name = 'WDL+DTZ' if sys.argv[3] == 'wdl,dtz' else 'DTM'
+print(f"{sys.argv[2]:<10} {name:<8} {pos:>14,} {float(sys.argv[4]):>9.2f} {sys.argv[5]:>11} "
+      f"{size / 2**20:>7.2f} MiB {8 * size / max(pos, 1):>9.3f}")
+PY
+  done
+done
