@@ -305,6 +305,31 @@ TEST_F(Probe, ChessBitboardsFensRootsAndTheCAbi) {
   probe::ChessBoard bad = chess::bitboards_of(boards[0]);
   bad.black |= bad.white & bad.kings;  // a square in both colours
   EXPECT_EQ(p->chess_wdl(bad).status, Status::invalid_argument);
+  // Illegal boards by bitboards: the side not to move in check, adjacent kings, a pawn on rank 8,
+  // two white kings (each an invalid_argument that names the problem, as a FEN would).
+  probe::ChessBoard check;
+  check.kings = 1ull | 1ull << 56;  // Ka1, ka8
+  check.rooks = 1ull << 32;         // Ra5 gives check along the a-file
+  check.white = 1ull | 1ull << 32;
+  check.black = 1ull << 56;
+  EXPECT_EQ(p->chess_wdl(check).status, Status::invalid_argument);
+  EXPECT_NE(p->chess_wdl(check).message.find("in check"), std::string::npos)
+      << p->chess_wdl(check).message;
+  check.white_to_move = false;  // black to move: legal, a KRvK position
+  EXPECT_TRUE(p->chess_wdl(check)) << p->chess_wdl(check).message;
+  probe::ChessBoard adjacent = check;
+  adjacent.kings = 1ull | 1ull << 9;  // Ka1, kb2
+  adjacent.black = 1ull << 9;
+  EXPECT_EQ(p->chess_wdl(adjacent).status, Status::invalid_argument);
+  probe::ChessBoard pawn = check;
+  pawn.rooks = 0;
+  pawn.pawns = 1ull << 63;  // a white pawn on h8
+  pawn.white = 1ull | 1ull << 63;
+  EXPECT_EQ(p->chess_wdl(pawn).status, Status::invalid_argument);
+  probe::ChessBoard kings = check;
+  kings.kings |= 1ull << 32;  // a second white king on a5 (and a rook there too: two types)
+  kings.rooks = 0;
+  EXPECT_EQ(p->chess_wdl(kings).status, Status::invalid_argument);
   probe::ChessBoard two = chess::bitboards_of(*chess::parse_fen("k7/8/8/8/8/8/8/KQ4r1 w - - 0 1"));
   EXPECT_EQ(p->chess_wdl(two).status, Status::not_found);
   EXPECT_NE(p->chess(two).message.find("KQvKR"), std::string::npos) << p->chess(two).message;

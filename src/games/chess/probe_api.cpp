@@ -57,28 +57,58 @@ bool is_chess(const Prober::Impl& impl) { return impl.game == chess::Game::kName
 
 }  // namespace
 
+namespace {
+
+// The engines' hot path: a position without an en-passant square whose masks are consistent and
+// legal, checked on the bitboards alone (no Board, no allocation). Anything else (an en-passant
+// square, an error to describe) goes through board_of, which says what is wrong.
+bool plainly_legal(const ChessBoard& c, chess::Tables::PieceSets& sets) {
+  using namespace chess;
+  if (c.ep || (c.white & c.black)) return false;
+  const std::uint64_t types[kTypes] = {c.kings, c.queens, c.rooks, c.bishops, c.knights, c.pawns};
+  std::uint64_t seen = 0, overlap = 0;
+  for (int t = 0; t < kTypes; ++t) {
+    overlap |= seen & types[t];
+    seen |= types[t];
+    sets[code(PieceType(t), white)] = types[t] & c.white;
+    sets[code(PieceType(t), black)] = types[t] & c.black;
+  }
+  constexpr std::uint64_t kBackRanks = 0xff000000000000ffull;
+  if (overlap || seen != (c.white | c.black) || (c.pawns & kBackRanks)) return false;
+  const std::uint64_t wk = c.kings & c.white, bk = c.kings & c.black;
+  if (std::popcount(wk) != 1 || std::popcount(bk) != 1) return false;
+  // At most 7 pieces: the promotion limit of board_error cannot be reached.
+  if (std::popcount(seen) > kMaxPieces) return false;
+  const int ws = std::countr_zero(wk), bs = std::countr_zero(bk);
+  if (king_attacks(ws) & bk) return false;
+  // The side not to move must not be in check.
+  const Color mover = c.white_to_move ? white : black;
+  const int target = mover == white ? bs : ws;
+  const std::uint64_t them = mover == white ? c.white : c.black;
+  const std::uint64_t occ = seen;
+  const std::uint64_t diag = (c.bishops | c.queens) & them, line = (c.rooks | c.queens) & them;
+  return !((knight_attacks(target) & c.knights & them) |
+           (pawn_attacks(opposite(mover), target) & c.pawns & them) |
+           (bishop_attacks(target, occ) & diag) | (rook_attacks(target, occ) & line));
+}
+
+}  // namespace
+
 Value Prober::chess_wdl(const ChessBoard& board) const {
   if (!is_chess(*impl_)) return detail::wrong_game("a chess", impl_->game);
-  auto b = board_of(board);
-  if (!b) return detail::failure(b.error());
   const chess::Tables& t = chess::tables_of(*impl_->locator);
-  if (b->ep < 0) {
-    // Straight from the caller's masks (board_of has checked them).
-    chess::Tables::PieceSets sets{};
-    const std::uint64_t types[chess::kTypes] = {board.kings,   board.queens,  board.rooks,
-                                                board.bishops, board.knights, board.pawns};
-    for (int k = 0; k < chess::kTypes; ++k) {
-      sets[chess::code(chess::PieceType(k), chess::white)] = types[k] & board.white;
-      sets[chess::code(chess::PieceType(k), chess::black)] = types[k] & board.black;
-    }
+  chess::Tables::PieceSets sets{};
+  if (plainly_legal(board, sets)) {
     chess::Tables::Where w;
-    Value where = t.locate(sets, b->side, &w);
+    Value where = t.locate(sets, board.white_to_move ? chess::white : chess::black, &w);
     if (!where) return where;
     if (w.kings_only) return detail::success(chess::draw);
     Value v = impl_->byte(w.dtz_slot, w.index);
     if (v) v.value = chess::decode_dtz(v.value).wdl;
     return v;
   }
+  auto b = board_of(board);
+  if (!b) return detail::failure(b.error());
   const ChessValue v = chess::evaluate(
       t, *b, [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); });
   if (!v) return detail::failure(v.status, v.message);
