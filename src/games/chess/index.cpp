@@ -307,14 +307,16 @@ void Indexer::pawn_codes(const std::uint8_t* sq, std::uint32_t* code, std::uint3
   }
 }
 
-int Indexer::canonical_transform(const std::uint8_t* sq, bool* symmetric) const {
+int Indexer::canonical_transform(const std::uint8_t* sq, bool* symmetric,
+                                 std::uint32_t* pawn_code) const {
   *symmetric = false;
   if (pawns_) {
     // The pawn configuration decides; a symmetric one is decided by the white king's file.
     std::uint32_t code, mcode;
     pawn_codes(sq, &code, &mcode);
-    if (code != mcode) return code < mcode ? 0 : kMirror;
-    return file_of(sq[0]) <= 3 ? 0 : kMirror;  // slot 0 is the white king
+    const int t = code != mcode ? (code < mcode ? 0 : kMirror) : file_of(sq[0]) <= 3 ? 0 : kMirror;
+    *pawn_code = t == 0 ? code : mcode;  // the representative's configuration
+    return t;
   }
   const int first = kCanonical.t[sq[0]][0], second = kCanonical.t[sq[0]][1];
   if (second < 0) return first;
@@ -333,15 +335,13 @@ int Indexer::canonical_transform(const std::uint8_t* sq, bool* symmetric) const 
   return d == 1 ? second : first;
 }
 
-std::uint64_t Indexer::rank_canonical(const std::uint8_t* sq) const {
+std::uint64_t Indexer::rank_canonical(const std::uint8_t* sq, std::uint32_t code) const {
   std::uint64_t r;
   Bitboard occ;
   if (!pawns_) {
     r = static_cast<std::uint64_t>(kKingPairs.id[sq[0]][sq[bk_slot_]]);
     occ = bit(sq[0]) | bit(sq[bk_slot_]);
   } else {
-    std::uint32_t code, mcode;
-    pawn_codes(sq, &code, &mcode);
     occ = 0;
     for (int s : pawn_slots_) occ |= bit(sq[s]);
     const int p = static_cast<int>(pawn_slots_.size());
@@ -364,13 +364,14 @@ std::uint64_t Indexer::rank_canonical(const std::uint8_t* sq) const {
 
 std::uint64_t Indexer::rank(const std::uint8_t* sq, int* transform_used, bool* symmetric) const {
   bool sym = false;
-  const int t = canonical_transform(sq, &sym);
+  std::uint32_t code = 0;  // with pawns: the representative's pawn configuration, computed once
+  const int t = canonical_transform(sq, &sym, &code);
   if (transform_used) *transform_used = t;
   if (symmetric) *symmetric = sym;
-  if (t == 0) return rank_canonical(sq);
+  if (t == 0) return rank_canonical(sq, code);
   std::uint8_t c[kMaxPieces];
   for (int i = 0; i < n_; ++i) c[i] = static_cast<std::uint8_t>(apply(t, sq[i]));
-  return rank_canonical(c);
+  return rank_canonical(c, code);
 }
 
 // Whether a decoded placement is the canonical one of its class.

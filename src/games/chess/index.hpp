@@ -55,8 +55,10 @@ class Indexer {
     int first, count;  // slots [first, first + count): identical pieces
   };
   // The canonical orientation of a placement: the symmetry to apply, and whether it is symmetric.
-  int canonical_transform(const std::uint8_t* sq, bool* symmetric) const;
-  std::uint64_t rank_canonical(const std::uint8_t* sq) const;
+  // With pawns, *pawn_code receives the representative's pawn configuration code.
+  int canonical_transform(const std::uint8_t* sq, bool* symmetric, std::uint32_t* pawn_code) const;
+  // code: the placement's pawn configuration code (ignored without pawns).
+  std::uint64_t rank_canonical(const std::uint8_t* sq, std::uint32_t code) const;
   void pawn_codes(const std::uint8_t* sq, std::uint32_t* code, std::uint32_t* mcode) const;
   // Whether a decoded placement is its class's representative; head: the king-pair id or the
   // pawn configuration id.
