@@ -7,7 +7,8 @@
 # is timed beside it, since this machine class varies in speed from day to day.
 # Usage: bench/chess_build.sh [TABLE ...] (default: KQRvKR KRPvKR)
 #        bench/chess_build.sh --pieces 3-5   (the whole set, all three metrics, one process)
-# Environment: RETRA (binary), THREADS (default: all), DB (keep the tables there; default: temp)
+# Environment: RETRA (binary), THREADS (default: all), DB (keep the tables there; default: temp),
+#              METRICS (default "wdl,dtz dtm": the timed passes per table)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 retra="${RETRA:-build/release/retra}"
@@ -57,7 +58,7 @@ tables=("$@")
 [ ${#tables[@]} -gt 0 ] || tables=(KQRvKR KRPvKR)
 printf '%-10s %-8s %14s %9s %11s %11s %9s\n' table metric positions seconds "peak RSS" "on disk" bits/pos
 for t in "${tables[@]}"; do
-  for metrics in wdl,dtz dtm; do
+  for metrics in ${METRICS:-wdl,dtz dtm}; do
     # The sub-tables (and, the first time, the table itself), then the table alone, timed.
     "$retra" build chess --endgame "$t" --metrics "$metrics" --db "$dir/db" --threads "$threads" \
       --no-progress --json >/dev/null

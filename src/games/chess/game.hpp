@@ -85,7 +85,12 @@ class Game {
 
   int tables() const { return static_cast<int>(tables_.size()); }
   int segments() const { return with_dtm_ ? 2 * tables() : tables(); }
-  const Table& table(int s) const { return tables_[static_cast<std::size_t>(s % tables())]; }
+  // Segment s < tables() is a table's DTZ, s >= tables() its DTM (a subtraction, not a modulo:
+  // this runs for every move of every position the kernels touch).
+  const Table& table(int s) const {
+    const int n = tables();
+    return tables_[static_cast<std::size_t>(s < n ? s : s - n)];
+  }
   bool is_dtm(int s) const { return s >= tables(); }
   ValueKind value_kind(int s) const { return is_dtm(s) ? ValueKind::dtm : ValueKind::dtz; }
   int find(const std::string& segment_name) const;  // -1 if absent
