@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "src/database.hpp"
 #include "src/format/segment.hpp"
 #include "src/io/file.hpp"
 #include "test_util.hpp"
@@ -458,6 +459,37 @@ TEST_F(ChessCli, PlanBuildsNothing) {
       retra({"build", "chess", "--endgame", "KQvKR", "--plan", "--memory", "1M", "--db", fresh});
   EXPECT_EQ(small.exit, 6) << small.out << small.err;
   EXPECT_NE(small.out.find("does not fit"), std::string::npos) << small.out;
+}
+
+// The one-pass verifier finds a wrong value that every checksum accepts: a KQvK win made one
+// move shorter than it is, and a DTM byte turned into a draw.
+TEST_F(ChessCli, VerifyFindsAWrongValue) {
+  for (const char* name : {"KQvK", "KQvK.dtm"}) {
+    test::TempDir tmp;
+    const auto copy = tmp / "db";
+    std::filesystem::copy(db(), copy, std::filesystem::copy_options::recursive);
+    std::size_t at = 0;
+    {
+      auto d = Database::open(copy);
+      ASSERT_TRUE(d) << d.error().message();
+      auto values = test::read_segment(**d, name);
+      at = values.size();
+      for (std::size_t i = 0; i < values.size() && at == values.size(); ++i) {
+        const int b = static_cast<std::uint8_t>(values[i]);
+        if (b > 9 && (b & 1) == (std::string(name) == "KQvK" ? 1 : 0)) at = i;  // a long win
+      }
+      ASSERT_LT(at, values.size());
+      values[at] = std::string(name) == "KQvK" ? static_cast<std::int8_t>(values[at] - 2)
+                                               : static_cast<std::int8_t>(0);
+      test::rewrite_segment(**d, name, values);
+    }
+    const Outcome v = retra({"verify", "--db", copy.string(), "--json", "--no-progress"});
+    EXPECT_EQ(v.exit, 1) << v.out << v.err;
+    const auto j = nlohmann::json::parse(v.out);
+    EXPECT_FALSE(j["ok"]);
+    EXPECT_EQ(j["failure"]["segment"], name) << j.dump();
+    EXPECT_EQ(j["failure"]["index"], at) << j.dump();  // the value check, not the statistics
+  }
 }
 
 TEST_F(ChessCli, BadPositionsAndTablesNotBuilt) {

@@ -59,6 +59,23 @@ inline std::vector<std::int8_t> read_segment(const Database& db, const std::stri
   return v;
 }
 
+// Replaces a committed segment by `values` (valid file, checksums and manifest entry): a wrong
+// value that only the verifier can find.
+inline void rewrite_segment(Database& db, const std::string& name,
+                            const std::vector<std::int8_t>& values) {
+  auto seg = db.segment(name);
+  ASSERT_TRUE(seg) << seg.error().message();
+  const format::SegmentInfo info = (*seg)->info();
+  format::SegmentRecord rec = *db.manifest().find(name);
+  auto w = format::write_segment(
+      db.segment_path(name), info,
+      {reinterpret_cast<const std::uint8_t*>(values.data()), values.size()}, {});
+  ASSERT_TRUE(w) << w.error().message();
+  rec.file_bytes = w->file_bytes;
+  rec.header_checksum = w->header_checksum;
+  ASSERT_TRUE(db.commit_segment(rec));
+}
+
 // Overwrites a byte in the middle of block b of a segment file (its checksum no longer matches).
 inline void damage_block(const std::filesystem::path& path, std::uint64_t b) {
   std::uint64_t offset;
