@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -52,6 +53,40 @@ inline void finish_report(const SolveRun& run, Report& r, const std::string& goa
   }
   r.json["stats"] = stats_json(run.stats);
   r.text += stats_text(run.stats);
+}
+
+// The whole report of a game whose solved values are win, draw or loss (-1, 0, 1) and whose
+// leaves are endgames of up to `leaf_max` pieces (xiangqi, chess): position, endgame, goal or
+// result, statistics. `leaves` names the leaves in the text ("database", "table"); `rule` is
+// appended to a solved result (chess: the 50-move rule is ignored).
+inline Report wdl_report(const SolveRun& run, std::string_view game, const std::string& position,
+                         const std::string& endgame, int pieces, std::string_view leaves,
+                         std::string_view rule = "") {
+  Report r;
+  r.json = {{"ok", true},
+            {"game", game},
+            {"position", position},
+            {"endgame", endgame},
+            {"pieces", pieces},
+            {"leaf_max_pieces", run.leaf_max},
+            {"algorithm", run.algorithm}};
+  r.text = fmt::format("position {} ({}, {} pieces; {} leaves up to {} pieces)\nalgorithm {}\n",
+                       position, endgame, pieces, leaves, run.leaf_max, run.algorithm);
+  static constexpr const char* kResult[] = {"loss", "draw", "win"};
+  const Solution s = run.solution.value_or(Solution{});
+  if (run.solution)
+    r.json["result"] = s.solved ? nlohmann::json(kResult[s.value + 1]) : nlohmann::json();
+  finish_report(run, r,
+                run.threshold == 1 ? "the side to move wins" : "the side to move does not lose",
+                fmt::format("the side to move {}{}",
+                            s.value == -1  ? "loses"
+                            : s.value == 0 ? "draws"
+                                           : "wins",
+                            rule),
+                fmt::format("not solved within the limits: result in [{}, {}] (-1 loss, 0 draw, "
+                            "1 win)",
+                            s.lower, s.upper));
+  return r;
 }
 
 }  // namespace retra::solve

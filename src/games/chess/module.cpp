@@ -812,28 +812,8 @@ Result<Report> Module::solve_report(const SolveRun& run) {
   auto b = parse_fen(run.position);
   if (!b) return std::move(b).error();
   const int pieces = std::popcount(b->occupied());
-  Report r;
-  r.json = {{"ok", true},
-            {"game", Game::kName},
-            {"position", to_fen(*b)},
-            {"endgame", material_of(*b).name()},
-            {"pieces", pieces},
-            {"leaf_max_pieces", run.leaf_max},
-            {"algorithm", run.algorithm}};
-  r.text = fmt::format("position {} ({}, {} pieces; table leaves up to {} pieces)\nalgorithm {}\n",
-                       to_fen(*b), material_of(*b).name(), pieces, run.leaf_max, run.algorithm);
-  static constexpr const char* kResult[] = {"loss", "draw", "win"};
-  const solve::Solution s = run.solution.value_or(solve::Solution{});
-  if (run.solution)
-    r.json["result"] = s.solved ? nlohmann::json(kResult[s.value + 1]) : nlohmann::json();
-  solve::finish_report(
-      run, r, run.threshold == 1 ? "the side to move wins" : "the side to move does not lose",
-      fmt::format("the side to move {} (the 50-move rule ignored)", s.value == -1  ? "loses"
-                                                                    : s.value == 0 ? "draws"
-                                                                                   : "wins"),
-      fmt::format("not solved within the limits: result in [{}, {}] (-1 loss, 0 draw, 1 win)",
-                  s.lower, s.upper));
-  return r;
+  return solve::wdl_report(run, Game::kName, to_fen(*b), material_of(*b).name(), pieces, "table",
+                           " (the 50-move rule ignored)");
 }
 
 const GameModule& module() {

@@ -604,30 +604,7 @@ Result<Report> Module::solve_report(const SolveRun& run) {
       std::count_if(fp->board.begin(), fp->board.end(), [](std::uint8_t pc) { return pc != 0; }));
   const std::string fen = to_fen(fp->board, fp->side);
   const std::string endgame = material_of(fp->board).name();
-  Report r;
-  r.json = {{"ok", true},
-            {"game", Game::kName},
-            {"position", fen},
-            {"endgame", endgame},
-            {"pieces", pieces},
-            {"leaf_max_pieces", run.leaf_max},
-            {"algorithm", run.algorithm}};
-  r.text = fmt::format(
-      "position {} ({}, {} pieces; database leaves up to {} pieces)\n"
-      "algorithm {}\n",
-      fen, endgame, pieces, run.leaf_max, run.algorithm);
-  static constexpr const char* kResult[] = {"loss", "draw", "win"};
-  const solve::Solution s = run.solution.value_or(solve::Solution{});
-  if (run.solution)
-    r.json["result"] = s.solved ? nlohmann::json(kResult[s.value + 1]) : nlohmann::json();
-  solve::finish_report(
-      run, r, run.threshold == 1 ? "the side to move wins" : "the side to move does not lose",
-      fmt::format("the side to move {}", s.value == -1  ? "loses"
-                                         : s.value == 0 ? "draws"
-                                                        : "wins"),
-      fmt::format("not solved within the limits: result in [{}, {}] (-1 loss, 0 draw, 1 win)",
-                  s.lower, s.upper));
-  return r;
+  return solve::wdl_report(run, Game::kName, fen, endgame, pieces, "database");
 }
 
 const GameModule& module() {
