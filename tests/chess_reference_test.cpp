@@ -2,7 +2,7 @@
 // no index, no kernel): WDL50, DTZ and DTM of every legal position of every 3-piece table, in
 // both colourings and with both sides to move, and of the 4-piece pawn tables (en passant
 // included) that fit a unit test; plus the public facts of the spec: the longest mates of KQvK,
-// KRvK, KQvKR and KRvKN. Labelled slow (release builds only).
+// KRvK, KBBvK, KBNvK, KQvKR and KRvKN. Labelled slow (release builds only).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -25,7 +25,8 @@ class ChessReference : public ::testing::Test {
     dir_ = new test::TempDir();
     BuildRequest r = test::build_request("chess", {}, dir_->path());
     OptionValues ov;
-    ov["--endgame"] = {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KPvKP", "KQvKR", "KRvKN"};
+    ov["--endgame"] = {"KQvK",  "KRvK",  "KBvK",  "KNvK",  "KPvK",
+                       "KPvKP", "KQvKR", "KRvKN", "KBBvK", "KBNvK"};
     auto targets = find_module("chess")->targets(ov);
     ASSERT_TRUE(targets) << targets.error().message();
     r.targets = *targets;
@@ -59,8 +60,8 @@ TEST_F(ChessReference, PublicLongestMates) {
   auto stats = find_module("chess")->stats_report(**db, std::nullopt);
   ASSERT_TRUE(stats) << stats.error().message();
   const auto& e = stats->json["endgames"];
-  const std::pair<const char*, int> facts[] = {
-      {"KQvK", 19}, {"KRvK", 31}, {"KQvKR", 69}, {"KRvKN", 79}};
+  const std::pair<const char*, int> facts[] = {{"KQvK", 19},  {"KRvK", 31},  {"KBBvK", 37},
+                                               {"KBNvK", 65}, {"KQvKR", 69}, {"KRvKN", 79}};
   for (const auto& [name, plies] : facts) {
     ASSERT_TRUE(e.contains(name)) << name;
     EXPECT_EQ(e[name]["white"]["longest_dtm"]["plies"], plies) << name;
