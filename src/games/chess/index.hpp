@@ -7,11 +7,12 @@
 // segments), then every group of identical pieces as a combination over the squares still free,
 // so pieces never overlap.
 //
-// Indices that are not a canonical placement (both kings on the diagonal with the first other
-// piece above it, a symmetric pawn configuration with the white king on the e-h files, adjacent
-// kings in pawn segments) are invalid: unrank reports them, the kernels skip them. Legality (the
-// side not to move in check) is the Game's test, not the index's.
-// Thread safety: an Indexer is immutable after construction.
+// Indices that are not a canonical placement (both kings on the a1-h8 diagonal and the first
+// group of identical pieces that is not its own mirror image, taken as a set of squares, the
+// larger of the two images; a symmetric pawn configuration with the white king on the e-h files;
+// adjacent kings in pawn segments) are invalid: unrank reports them, the kernels skip them.
+// Legality (the side not to move in check) is the Game's test, not the index's. Thread safety: an
+// Indexer is immutable after construction.
 #pragma once
 
 #include <array>
