@@ -63,14 +63,17 @@ Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint6
   for (const auto& n : needs) {
     SegmentPlan s{n, true};
     if (s.bytes() > limit) s.dependencies_in_memory = false;
-    if (s.bytes() > limit && allow_over) s.fits = false;
-    if (s.bytes() > limit && !allow_over)
-      return Error(Errc::resource,
-                   fmt::format("building segment {} needs {} for its own arrays (plus a {} block "
-                               "cache), more than the memory limit of {}; raise --memory (up to "
-                               "the machine's {}) or build a smaller range",
-                               n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
-                               format_bytes(limit), format_bytes(physical_memory_bytes())));
+    if (s.bytes() > limit) {
+      if (!allow_over)
+        return Error(
+            Errc::resource,
+            fmt::format("building segment {} needs {} for its own arrays (plus a {} "
+                        "block cache), more than the memory limit of {}; raise --memory "
+                        "(up to the machine's {}) or build a smaller range",
+                        n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
+                        format_bytes(limit), format_bytes(physical_memory_bytes())));
+      s.fits = false;
+    }
     if (s.bytes() > plan.peak_bytes) {
       plan.peak_bytes = s.bytes();
       plan.peak_segment = n.name;

@@ -199,7 +199,6 @@ class Driver {
     const std::size_t m = order_.size();
     const std::size_t never = m;
     std::vector<std::size_t> first(static_cast<std::size_t>(n_), never), last(first.size(), 0);
-    std::vector<bool> read(first.size(), false);
     for (std::size_t k = 0; k < m; ++k) {
       const int t = order_[k];
       if (!todo_[t]) continue;
@@ -208,12 +207,11 @@ class Driver {
         const auto du = static_cast<std::size_t>(d);
         first[du] = std::min(first[du], k);
         last[du] = k;
-        read[du] = true;
       }
     }
     std::vector<std::int64_t> delta(m + 1, 0);  // d counts for k in (first[d], last[d]]
     for (std::size_t d = 0; d < first.size(); ++d)
-      if (read[d] && first[d] < last[d]) {
+      if (first[d] < last[d]) {  // read by a build after the one that first held it
         const auto bytes = static_cast<std::int64_t>(g.segment_size(Seg(static_cast<int>(d))));
         delta[first[d] + 1] += bytes;
         delta[last[d] + 1] -= bytes;
@@ -225,12 +223,8 @@ class Driver {
       const int s = order_[k];
       if (!todo_[s]) continue;
       std::uint64_t bytes = static_cast<std::uint64_t>(running);
-      for (int d : deps(s)) {  // its own: counted once, whether resident before or not
-        const auto du = static_cast<std::size_t>(d);
-        const std::uint64_t size = g.segment_size(Seg(d));
-        if (first[du] < k && last[du] >= k) bytes -= size;
-        bytes += size;
-      }
+      for (int d : deps(s))  // its own that no earlier build held are not in the running sum
+        if (first[static_cast<std::size_t>(d)] == k) bytes += g.segment_size(Seg(d));
       out[k] = bytes;
     }
     return out;
@@ -253,9 +247,9 @@ class Driver {
                          req_.plan_only);
     if (!p) return std::move(p).error();
     in_memory_.assign(static_cast<std::size_t>(n_), true);
-    for (const auto& sp : p->segments)
-      for (int s : order_)
-        if (name_[s] == sp.need.name) in_memory_[s] = sp.dependencies_in_memory && !req_.low_memory;
+    std::size_t i = 0;  // p->segments follow the segments to build in order_, as `needs` did
+    for (int s : order_)
+      if (todo_[s]) in_memory_[s] = p->segments[i++].dependencies_in_memory && !req_.low_memory;
     if (req_.on_plan) req_.on_plan(*p);
     return {};
   }

@@ -66,7 +66,7 @@ int info(const Common& c, const Database& db) {
       "created {}, updated {}\n",
       c.db.string(), m.game, m.variant, m.indexer, m.value_encoding, m.tool_version, m.created,
       m.updated);
-  // The name column fits the longest segment name (chess: "KPvKP_w2_b7.dtm").
+  // The name column fits the longest segment name.
   std::size_t w = 8;
   for (const auto& s : m.segments) w = std::max(w, s.name.size());
   std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<9} {}\n", "segment", w, "entries",

@@ -214,8 +214,7 @@ Value Prober::probe(std::string_view position) const {
   Value v = impl_->locator->locate(position, &where);
   if (!v) return v;
   if (where.slot == Location::kDerived)
-    return impl_->locator->derive(
-        position, [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); });
+    return impl_->locator->derive(position, impl_->byte_reader());
   return impl_->read(where, [&](std::uint8_t b) { return impl_->locator->decode(b); });
 }
 
@@ -230,8 +229,7 @@ void Prober::probe_batch(std::span<const std::string_view> positions, std::span<
     if (where.slot == Location::kExact)
       out[i] = success(where.value);
     else if (where.slot == Location::kDerived)
-      out[i] = impl_->locator->derive(
-          positions[i], [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); });
+      out[i] = impl_->locator->derive(positions[i], impl_->byte_reader());
     else
       todo.push_back({where.slot, where.index, i});
   }

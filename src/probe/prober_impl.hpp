@@ -151,6 +151,10 @@ struct Prober::Impl {
               std::vector<std::uint8_t>& out) const;
   // The stored byte of slot `slot` at `index`, through the cache.
   Value byte(int slot, std::uint64_t index) const;
+  // byte() as a callable, for locators and games that derive values from stored bytes.
+  auto byte_reader() const {
+    return [this](int slot, std::uint64_t index) { return byte(slot, index); };
+  }
 
   // A located position's value: exact, or the stored byte decoded.
   template <class Decode>

@@ -56,9 +56,9 @@ inline void finish_report(const SolveRun& run, Report& r, const std::string& goa
 }
 
 // The whole report of a game whose solved values are win, draw or loss (-1, 0, 1) and whose
-// leaves are endgames of up to `leaf_max` pieces (xiangqi, chess): position, endgame, goal or
-// result, statistics. `leaves` names the leaves in the text ("database", "table"); `rule` is
-// appended to a solved result (chess: the 50-move rule is ignored).
+// leaves are endgames of up to `leaf_max` pieces: position, endgame, goal or result,
+// statistics. `leaves` names the leaves in the text ("database", "table"); `rule` is appended to
+// a solved result (e.g. a rule the solution ignores).
 inline Report wdl_report(const SolveRun& run, std::string_view game, const std::string& position,
                          const std::string& endgame, int pieces, std::string_view leaves,
                          std::string_view rule = "") {

@@ -109,8 +109,7 @@ Value Prober::chess_wdl(const ChessBoard& board) const {
   }
   auto b = board_of(board);
   if (!b) return detail::failure(b.error());
-  const ChessValue v = chess::evaluate(
-      t, *b, [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); });
+  const ChessValue v = chess::evaluate(t, *b, impl_->byte_reader());
   if (!v) return detail::failure(v.status, v.message);
   return detail::success(v.wdl);
 }
@@ -129,8 +128,7 @@ ChessValue Prober::chess(const ChessBoard& board) const {
     v.message = b.error().message();
     return v;
   }
-  return chess::evaluate(chess::tables_of(*impl_->locator), *b,
-                         [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); });
+  return chess::evaluate(chess::tables_of(*impl_->locator), *b, impl_->byte_reader());
 }
 
 int Prober::chess_root(const ChessBoard& board, std::span<ChessMove> out,
@@ -149,9 +147,7 @@ int Prober::chess_root(const ChessBoard& board, std::span<ChessMove> out,
     pos.message = b.error().message();
     return -1;
   }
-  return chess::root(
-      chess::tables_of(*impl_->locator), *b,
-      [&](int slot, std::uint64_t index) { return impl_->byte(slot, index); }, out, &pos);
+  return chess::root(chess::tables_of(*impl_->locator), *b, impl_->byte_reader(), out, &pos);
 }
 
 }  // namespace retra::probe
