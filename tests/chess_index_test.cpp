@@ -152,6 +152,32 @@ TEST(ChessUnmoves, IdenticalPiecesAndFourPieceTables) {
   for (const char* name : {"KBBvK", "KNNvK", "KRvKB"}) expect_unmove_contract(name);
 }
 
+// The kernels' move generation (legality from checks and pins found once per position) against
+// the board's (every pseudo-legal move played and tested; perft-checked against stockfish), on
+// positions with pins, checks, double checks and promotions.
+TEST(ChessGame, MoveCountsEqualTheBoardsLegalMoves) {
+  std::mt19937_64 rng(11);
+  for (const char* name : {"KQvKR", "KRBvKQ", "KBBvKR", "KRPvKR", "KPPvKP", "KQPvKN", "KNNvKB"}) {
+    const auto g = game_of(name);
+    for (int s = 0; s < g->tables(); ++s) {
+      const std::uint64_t size = g->segment_size(s);
+      int checked = 0;
+      for (int k = 0; k < 2000; ++k) {
+        const Position p = g->unrank(s, rng() % size);
+        if (!p.valid) continue;
+        ++checked;
+        int quiet = 0;
+        const int legal =
+            g->for_each_move(s, p, [&](const Child<int>& c) { quiet += !c.converts; });
+        const Board b = g->board(s, p);
+        ASSERT_EQ(legal, legal_move_count(b)) << to_fen(b);
+        ASSERT_EQ(g->for_each_conversion(s, p, [](const Child<int>&) {}).quiet, quiet) << to_fen(b);
+      }
+      EXPECT_GT(checked, 500) << g->table(s).name;
+    }
+  }
+}
+
 TEST(ChessGame, ClosureHasEveryConversion) {
   const auto g = game_of("KRPvKR");
   std::set<std::string> names;

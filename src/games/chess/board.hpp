@@ -92,8 +92,27 @@ inline Bitboard ray_attacks(int sq, Bitboard occ) {
   return a;
 }
 
+// The squares strictly between two squares on one line (rank, file or diagonal); 0 when they do
+// not share a line or are adjacent. Move and unmove generation use it for checks and pins.
+struct BetweenTable {
+  Bitboard b[64][64];
+};
+constexpr BetweenTable make_between() {
+  BetweenTable t{};
+  for (int a = 0; a < 64; ++a)
+    for (int k = 0; k < 8; ++k)
+      for (Bitboard r = kTables.ray[k][a]; r; r &= r - 1) {
+        const int s = std::countr_zero(r);
+        t.b[a][s] = kTables.ray[k][a] & ~kTables.ray[k][s] & ~bit(s);
+      }
+  return t;
+}
+inline constexpr BetweenTable kBetween = make_between();
+
 }  // namespace detail
 
+inline Bitboard between(int a, int b) { return detail::kBetween.b[a][b]; }
+constexpr bool slider(PieceType t) { return t == queen || t == rook || t == bishop; }
 constexpr Bitboard knight_attacks(int sq) { return detail::kTables.knight[sq]; }
 constexpr Bitboard king_attacks(int sq) { return detail::kTables.king[sq]; }
 // Squares a pawn of colour c on sq attacks.
@@ -124,6 +143,37 @@ inline Bitboard attacks(PieceType t, int sq, Bitboard occ) {
     default:
       return 0;
   }
+}
+
+namespace detail {
+// Squares a piece of each type (not a pawn) attacks on an empty board.
+struct PseudoTable {
+  Bitboard a[kTypes][64];
+};
+constexpr PseudoTable make_pseudo() {
+  PseudoTable t{};
+  for (int s = 0; s < 64; ++s) {
+    const Bitboard r =
+        kTables.ray[0][s] | kTables.ray[2][s] | kTables.ray[4][s] | kTables.ray[6][s];
+    const Bitboard b =
+        kTables.ray[1][s] | kTables.ray[3][s] | kTables.ray[5][s] | kTables.ray[7][s];
+    t.a[king][s] = kTables.king[s];
+    t.a[queen][s] = r | b;
+    t.a[rook][s] = r;
+    t.a[bishop][s] = b;
+    t.a[knight][s] = kTables.knight[s];
+  }
+  return t;
+}
+inline constexpr PseudoTable kPseudo = make_pseudo();
+}  // namespace detail
+
+// Whether a piece of type t and colour c on s attacks `target`, given the occupancy: two table
+// lookups, cheaper than building the attack set when one square is asked about.
+inline bool attacks_square(PieceType t, Color c, int s, int target, Bitboard occ) {
+  if (t == pawn) return (pawn_attacks(c, s) & bit(target)) != 0;
+  if (!(detail::kPseudo.a[t][s] & bit(target))) return false;
+  return !slider(t) || !(between(s, target) & occ);
 }
 
 // ---- boards ------------------------------------------------------------------------------------

@@ -137,9 +137,7 @@ bool side_not_to_move_in_check(const Table& t, const std::uint8_t* sq, Color sid
   const int k = sq[side == white ? t.bk_slot : 0];  // the king of the side not to move
   for (int i = 0; i < t.n; ++i) {
     if (t.slots[i].color != side) continue;
-    const PieceType pt = t.slots[i].type;
-    const Bitboard a = pt == pawn ? pawn_attacks(side, sq[i]) : attacks(pt, sq[i], occ);
-    if (a & bit(k)) return true;
+    if (attacks_square(t.slots[i].type, side, sq[i], k, occ)) return true;
   }
   return false;
 }

@@ -164,6 +164,7 @@ constexpr CanonicalTable kCanonical = make_canonical();
 }  // namespace
 
 int transform(int t, int sq) { return apply(t, sq); }
+std::uint64_t binomial_small(int n, int k) { return kBinomial.c[n][k]; }
 
 Indexer::Indexer(const TableKey& key)
     : key_(key),
@@ -180,6 +181,10 @@ Indexer::Indexer(const TableKey& key)
     if (slots_[i].type != king && slots_[i].type != pawn) groups_.push_back({i, j - i});
     i = j;
   }
+  group_of_.assign(static_cast<std::size_t>(n_), -1);
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    for (int k = groups_[g].first; k < groups_[g].first + groups_[g].count; ++k)
+      group_of_[static_cast<std::size_t>(k)] = static_cast<int>(g);
   int placed;
   std::uint64_t size;
   if (!pawns_) {
@@ -250,6 +255,7 @@ Indexer::Indexer(const TableKey& key)
     placed += g.count;
   }
   size_ = size;
+  head_divisor_ = size_ / (pawns_ ? config_code_.size() : 462);
 
   // Syzygy's scheme: pawnless 462 x the other groups over the 62 squares the kings leave; with
   // pawns the leading colour's pawns (the colour with fewer pawns, at least one) with the leading
@@ -356,7 +362,78 @@ std::uint64_t Indexer::rank_canonical(const std::uint8_t* sq, std::uint32_t code
   }
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     const Group& gr = groups_[g];
+    if (gr.count == 1) {  // a single piece: its square among the free ones
+      const int s = sq[gr.first];
+      r = r * radix_[g] + static_cast<std::uint64_t>(s - std::popcount(occ & (bit(s) - 1)));
+      occ |= bit(s);
+      continue;
+    }
     r = r * radix_[g] + rank_combination(sq + gr.first, gr.count, occ);
+    for (int i = 0; i < gr.count; ++i) occ |= bit(sq[gr.first + i]);
+  }
+  return r;
+}
+
+bool Indexer::relocatable(int slot) const {
+  const int g = group_of_[static_cast<std::size_t>(slot)];
+  return g >= 0 && groups_[static_cast<std::size_t>(g)].count == 1;
+}
+
+Indexer::Relocation Indexer::relocation(const std::uint8_t* sq, std::uint32_t code,
+                                        int slot) const {
+  assert(relocatable(slot));
+  const std::size_t moved = static_cast<std::size_t>(group_of_[static_cast<std::size_t>(slot)]);
+  Relocation r;
+  // The head, as in rank_canonical.
+  Bitboard occ;
+  std::uint64_t head;
+  if (!pawns_) {
+    head = static_cast<std::uint64_t>(kKingPairs.id[sq[0]][sq[bk_slot_]]);
+    occ = bit(sq[0]) | bit(sq[bk_slot_]);
+  } else {
+    occ = 0;
+    for (int s : pawn_slots_) occ |= bit(sq[s]);
+    const int p = static_cast<int>(pawn_slots_.size());
+    const int wk = sq[0] - std::popcount(occ & (bit(sq[0]) - 1));
+    occ |= bit(sq[0]);
+    const int bk = sq[bk_slot_] - std::popcount(occ & (bit(sq[bk_slot_]) - 1));
+    occ |= bit(sq[bk_slot_]);
+    head = (static_cast<std::uint64_t>(config_id_[code]) * static_cast<std::uint64_t>(64 - p) +
+            static_cast<std::uint64_t>(wk)) *
+               static_cast<std::uint64_t>(63 - p) +
+           static_cast<std::uint64_t>(bk);
+  }
+  // Place values: the product of the radices after each group.
+  std::uint64_t mult[kMaxPieces + 1];
+  mult[groups_.size()] = 1;
+  for (std::size_t g = groups_.size(); g-- > 0;) mult[g] = mult[g + 1] * radix_[g];
+  r.base = head * mult[0];
+  for (std::size_t g = 0; g < moved; ++g) {
+    const Group& gr = groups_[g];
+    r.base += rank_combination(sq + gr.first, gr.count, occ) * mult[g + 1];
+    for (int i = 0; i < gr.count; ++i) occ |= bit(sq[gr.first + i]);
+  }
+  r.before = occ;
+  r.mult = mult[moved + 1];
+  // The later groups' pieces: their coordinates among the free squares without the moved piece
+  // (the piece on a square below lowers one by one), and their place in their group's ascending
+  // order, which that keeps: the free square it takes lies strictly between two coordinates.
+  for (std::size_t g = moved + 1; g < groups_.size(); ++g) {
+    const Group& gr = groups_[g];
+    std::uint8_t c[kMaxPieces];
+    for (int i = 0; i < gr.count; ++i) {
+      const int s = sq[gr.first + i];
+      c[i] = static_cast<std::uint8_t>(s - std::popcount(occ & (bit(s) - 1)));
+    }
+    for (int i = 0; i < gr.count; ++i) {
+      int below = 0;
+      for (int j = 0; j < gr.count; ++j) below += c[j] < c[i];
+      const std::size_t l = static_cast<std::size_t>(r.later++);
+      r.sq[l] = sq[gr.first + i];
+      r.coord[l] = c[i];
+      r.k[l] = static_cast<std::uint8_t>(below + 1);
+      r.mult_of[l] = mult[g + 1];
+    }
     for (int i = 0; i < gr.count; ++i) occ |= bit(sq[gr.first + i]);
   }
   return r;
@@ -439,18 +516,22 @@ bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
 
 bool Indexer::step(std::uint64_t i, std::uint8_t* sq) const {
   // Only the last group changes unless its rank wrapped around: re-place just that group.
-  if (groups_.empty() || i % radix_.back() == 0) return unrank(i, sq);
+  if (groups_.empty()) return unrank(i, sq);
+  const std::uint64_t last = i % radix_.back();
+  if (last == 0) return unrank(i, sq);
   const Group& gr = groups_.back();
   Bitboard occ = 0;
   for (int k = 0; k < n_; ++k)
     if (k < gr.first || k >= gr.first + gr.count) occ |= bit(sq[k]);
-  unrank_combination(i % radix_.back(), gr.count, occ, sq + gr.first);
-  std::uint64_t head = i;
-  for (std::size_t g = groups_.size(); g-- > 0;) head /= radix_[g];
-  if (pawns_)
-    head /= static_cast<std::uint64_t>(64 - pawn_slots_.size()) *
-            static_cast<std::uint64_t>(63 - pawn_slots_.size());
-  return canonical(sq, head);
+  if (gr.count == 1) {
+    // One piece: the next free square after its current one (its rank went up by one).
+    const Bitboard above = ~((bit(sq[gr.first]) << 1) - 1);
+    sq[gr.first] = static_cast<std::uint8_t>(std::countr_zero(~occ & above));
+  } else {
+    unrank_combination(last, gr.count, occ, sq + gr.first);
+  }
+  // Only segments with pawns need the head (their configuration id) to decide canonicity.
+  return canonical(sq, pawns_ ? i / head_divisor_ : 0);
 }
 
 }  // namespace retra::chess

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ namespace retra::chess {
 // and 1 (the left-right mirror) are used.
 int transform(int t, int sq);
 inline constexpr int kMirror = 1;  // a <-> h
+
+// C(n, k) for n <= 64, k <= kMaxPieces, from a table.
+std::uint64_t binomial_small(int n, int k);
 
 class Indexer {
  public:
@@ -50,6 +54,42 @@ class Indexer {
   // The placement of index i from sq, which holds the placement of index i - 1: only the last
   // group is placed again, unless its rank wrapped around. Returns what unrank(i) returns.
   bool step(std::uint64_t i, std::uint8_t* sq) const;
+  // rank() of a placement known to be its class's representative (no symmetry to find), given
+  // its pawn configuration code (pawn_code; ignored without pawns): the unmoves' fast path.
+  std::uint64_t rank_canonical(const std::uint8_t* sq, std::uint32_t code) const;
+  // The ranks of a representative placement with one piece moved to other squares, for a piece
+  // that is alone in its group (not a king, not a pawn) and moves keeping the orientation: the
+  // unmoves' hot path. What does not depend on the new square is computed once by relocation();
+  // relocated(r, to) is then rank_canonical() of the placement with the piece on `to`.
+  struct Relocation {
+    std::uint64_t base = 0;  // the terms of the head and of the groups before the piece's
+    std::uint64_t mult = 0;  // the piece's group's place value
+    Bitboard before = 0;     // squares of the head's pieces and of the groups before
+    int later = 0;           // pieces in the groups after
+    std::array<std::uint8_t, kMaxPieces> sq{}, coord{}, k{};  // per later piece
+    std::array<std::uint64_t, kMaxPieces> mult_of{};
+  };
+  bool relocatable(int slot) const;
+  Relocation relocation(const std::uint8_t* sq, std::uint32_t code, int slot) const;
+  std::uint64_t relocated(const Relocation& r, int to) const {
+    std::uint64_t x =
+        r.base + static_cast<std::uint64_t>(to - std::popcount(r.before & (bit(to) - 1))) * r.mult;
+    for (int j = 0; j < r.later; ++j)
+      x += binomial_small(r.coord[j] - (to < r.sq[j] ? 1 : 0), r.k[j]) * r.mult_of[j];
+    return x;
+  }
+
+  // Whether rank() would rank the placement as it stands (its orientation is the class's).
+  bool representative(const std::uint8_t* sq) const {
+    bool symmetric;
+    std::uint32_t code;
+    return canonical_transform(sq, &symmetric, &code) == 0;
+  }
+  std::uint32_t pawn_code(const std::uint8_t* sq) const {
+    std::uint32_t code = 0, mirrored = 0;
+    if (pawns_) pawn_codes(sq, &code, &mirrored);
+    return code;
+  }
 
  private:
   struct Group {
@@ -58,8 +98,6 @@ class Indexer {
   // The canonical orientation of a placement: the symmetry to apply, and whether it is symmetric.
   // With pawns, *pawn_code receives the representative's pawn configuration code.
   int canonical_transform(const std::uint8_t* sq, bool* symmetric, std::uint32_t* pawn_code) const;
-  // code: the placement's pawn configuration code (ignored without pawns).
-  std::uint64_t rank_canonical(const std::uint8_t* sq, std::uint32_t code) const;
   void pawn_codes(const std::uint8_t* sq, std::uint32_t* code, std::uint32_t* mcode) const;
   // Whether a decoded placement is its class's representative; head: the king-pair id or the
   // pawn configuration id.
@@ -70,8 +108,10 @@ class Indexer {
   int n_ = 0, bk_slot_ = 0;
   bool pawns_ = false;
   std::vector<Group> groups_;  // the groups after the first (king pair / pawns + kings)
+  std::vector<int> group_of_;  // by slot: its group, or -1 (kings, pawns)
   std::vector<std::uint64_t> radix_;
   std::uint64_t size_ = 0, syzygy_size_ = 0;
+  std::uint64_t head_divisor_ = 1;  // index / head_divisor_: the king pair or pawn configuration
   // Pawn segments: the pawn slots, their file configurations (one per mirror pair, overlaps
   // excluded) and the canonical id of every configuration code (-1: not canonical).
   std::vector<int> pawn_slots_;

@@ -33,10 +33,7 @@ struct MoveGen {
   bool attacked(int k, Color c, Bitboard o, int removed) const {
     for (int i = 0; i < t.n; ++i) {
       if (i == removed || t.slots[i].color != c) continue;
-      const int s = sq[i];
-      const PieceType pt = t.slots[i].type;
-      const Bitboard a = pt == pawn ? pawn_attacks(c, s) : attacks(pt, s, o);
-      if (a & bit(k)) return true;
+      if (attacks_square(t.slots[i].type, c, sq[i], k, o)) return true;
     }
     return false;
   }
@@ -47,6 +44,36 @@ struct MoveGen {
     Bitboard o = (occ & ~bit(from)) | bit(to);
     const int k = t.slots[i].type == PieceType::king ? to : king_sq;
     return !attacked(k, them, o, victim);
+  }
+  // Where our non-king pieces may move without exposing our king, found once per position
+  // instead of testing every move: *evasion is every square, or the checker's square and the
+  // squares between it and our king, or none in double check; pin[i] is every square, or for a
+  // pinned piece its line up to and including the pinner.
+  void king_safety(Bitboard* evasion, Bitboard* pin) const {
+    *evasion = ~Bitboard{0};
+    int checks = 0;
+    for (int i = 0; i < t.n; ++i) pin[i] = ~Bitboard{0};
+    for (int i = 0; i < t.n; ++i) {
+      if (t.slots[i].color != them) continue;
+      const int s = sq[i];
+      const PieceType pt = t.slots[i].type;
+      if (!slider(pt)) {
+        if (attacks_square(pt, them, s, king_sq, 0)) *evasion &= bit(s), ++checks;
+        continue;
+      }
+      if (!attacks_square(pt, them, s, king_sq, 0)) continue;  // our king is not on its lines
+      const Bitboard line = between(s, king_sq);
+      const Bitboard blockers = line & occ;
+      if (!blockers) {
+        *evasion &= line | bit(s);
+        ++checks;
+      } else if (!(blockers & (blockers - 1)) && (blockers & by[us])) {
+        const int b = std::countr_zero(blockers);
+        for (int j = 0; j < t.n; ++j)
+          if (sq[j] == b) pin[j] = line | bit(s);
+      }
+    }
+    if (checks > 1) *evasion = 0;
   }
   int victim_on(int s) const {
     for (int i = 0; i < t.n; ++i)
@@ -88,17 +115,28 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
     const std::uint64_t idx = m.child_index(tr, moved, to, m.them, dtm, &seg);
     f(Child<int>{seg, idx, 0, true});
   };
+  Bitboard evasion, pin[kMaxPieces];
+  m.king_safety(&evasion, pin);
   for (int i = 0; i < t.n; ++i) {
     if (t.slots[i].color != m.us) continue;
     const int from = p.sq[i];
     const PieceType pt = t.slots[i].type;
     if (pt != pawn) {
       Bitboard targets = attacks(pt, from, m.occ) & ~own;
+      if (pt != king) {
+        targets &= evasion & pin[i];
+        if (!quiet_too) {  // the kernels only count quiet moves
+          const int quiet = std::popcount(targets & ~enemy);
+          mc.legal += quiet;
+          mc.quiet += quiet;
+          targets &= enemy;
+        }
+      }
       while (targets) {
         const int to = std::countr_zero(targets);
         targets &= targets - 1;
         const int v = (enemy & bit(to)) ? m.victim_on(to) : -1;
-        if (!m.legal(i, to, v)) continue;
+        if (pt == king && !m.legal(i, to, v)) continue;
         ++mc.legal;
         if (v >= 0) {
           conversion(t.capture[static_cast<std::size_t>(v)], i, to);
@@ -119,7 +157,8 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
     const int last = m.us == white ? 7 : 0;
     const std::size_t ps = static_cast<std::size_t>(i);
     const int one = from + dir;
-    if (!(m.occ & bit(one)) && m.legal(i, one, -1)) {
+    const Bitboard safe = evasion & pin[i];
+    if (!(m.occ & bit(one)) && (safe & bit(one))) {
       if (rank_of(one) == last) {
         for (int k = 0; k < 4; ++k) {
           ++mc.legal;
@@ -133,7 +172,7 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
     const int start = m.us == white ? 1 : 6;
     const int two = one + dir;
     if (rank_of(from) == start && !(m.occ & bit(one)) && !(m.occ & bit(two)) &&
-        m.legal(i, two, -1)) {
+        (safe & bit(two))) {
       ++mc.legal;
       const Transition& tr = t.push[ps][1];
       int seg, tr_used = 0;
@@ -153,12 +192,11 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
       else
         f(Child<int>{seg, idx, 0, true});
     }
-    Bitboard caps = pawn_attacks(m.us, from) & enemy;
+    Bitboard caps = pawn_attacks(m.us, from) & enemy & safe;
     while (caps) {
       const int to = std::countr_zero(caps);
       caps &= caps - 1;
       const int v = m.victim_on(to);
-      if (!m.legal(i, to, v)) continue;
       const std::size_t vs = static_cast<std::size_t>(v);
       if (rank_of(to) == last) {
         for (int k = 0; k < 4; ++k) {
@@ -187,10 +225,12 @@ MoveCount Game::for_each_conversion(int s, const Position& p, F&& f) const {
 template <class F>
 void Game::for_each_unmove(int s, const Position& q, F&& f) const {
   const Table& t = table(s);
+  const Indexer& ix = *t.indexer;
   const Color mover = opposite(q.side);
   Bitboard occ = 0;
   for (int i = 0; i < t.n; ++i) occ |= bit(q.sq[i]);
   const bool pawnless = !t.key.material.has_pawns();
+  const int wk = q.sq[0], bk = q.sq[t.bk_slot];
   // Counters count a parent's moves from its class representative. When the child is its own
   // image under a reflection h (every piece on a long diagonal), the pairs (P, m) and (h(P),
   // h(m)) reach the same parent class by two moves of which the parent counted one: report one of
@@ -205,6 +245,7 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
   int h = -1;  // the child's stabilizing reflection: 4 (a1-h8), 7 (a8-h1) or none
   if (pawnless) {
     for (int cand : {4, 7}) {
+      if (transform(cand, wk) != wk || transform(cand, bk) != bk) continue;  // the usual case
       bool stable = true;
       for (int i = 0; i < t.n && stable; ++i) {
         const int img = transform(cand, q.sq[i]);
@@ -221,29 +262,62 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
       for (int j = i; j > 0 && same_piece(j, j - 1) && sq[j] < sq[j - 1]; --j)
         std::swap(sq[j], sq[j - 1]);
   };
-  const int their_king = q.sq[q.side == white ? 0 : t.bk_slot];
+  // The kernels' children are their class's representatives (unrank gives one, and so are the
+  // parents reported below), and undoing a move of a piece other than a king keeps the
+  // orientation: such a parent is a representative too and ranks without a symmetry search.
+  // Only with both kings on the a1-h8 diagonal do the other pieces decide the orientation.
+  const bool same_frame = (!pawnless || transform(4, wk) != wk || transform(4, bk) != bk) &&
+                          ix.representative(q.sq.data());
+  const std::uint32_t code = same_frame ? ix.pawn_code(q.sq.data()) : 0;
+  const std::uint64_t base = mover == black ? ix.size() : 0;
+  // The parent is a position only if its side not to move (q's side) is not in check there.
+  const int their_king = q.side == white ? wk : bk;
   Position p = q;
   p.side = mover;
   for (int i = 0; i < t.n; ++i) {
-    if (t.slots[i].color != mover || t.slots[i].type == pawn) continue;
+    const PieceType pt = t.slots[i].type;
+    if (t.slots[i].color != mover || pt == pawn) continue;
     const int to = q.sq[i];
-    Bitboard origins = attacks(t.slots[i].type, to, occ) & ~occ;
+    const Bitboard rest = occ & ~bit(to);
+    // The piece must not attack their king from its origin, and every other piece of the mover
+    // that attacks it once `to` is empty must be blocked by the origin.
+    Bitboard allowed = ~attacks(pt, their_king, rest);
+    for (int j = 0; j < t.n && allowed; ++j) {
+      if (j == i || t.slots[j].color != mover) continue;
+      const PieceType jt = t.slots[j].type;
+      const int js = q.sq[j];
+      if (attacks_square(jt, mover, js, their_king, rest))
+        allowed &= slider(jt) ? between(js, their_king) : 0;
+    }
+    Bitboard origins = attacks(pt, to, occ) & ~occ & allowed;
+    const bool fast = same_frame && pt != king;
+    Indexer::Relocation moved;
+    const bool relocated = fast && origins && ix.relocatable(i);
+    if (relocated) moved = ix.relocation(q.sq.data(), code, i);
     while (origins) {
       const int from = std::countr_zero(origins);
       origins &= origins - 1;
       p.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(from);
-      // The parent is a position only if its side not to move (q's mover-to-be) is not in check.
-      MoveGen m(*this, s, p);
-      if (m.attacked(their_king, mover, m.occ, -1)) continue;
+      if (fast) {
+        const std::uint64_t r =
+            relocated ? ix.relocated(moved, from) : ix.rank_canonical(p.sq.data(), code);
+        assert(r == ix.rank(p.sq.data()));
+        f(base + r, p);
+        continue;
+      }
       int tr = 0;
       bool sym = false;
-      const std::uint64_t r =
-          (mover == black ? t.indexer->size() : 0) + t.indexer->rank(p.sq.data(), &tr, &sym);
+      const std::uint64_t r = base + ix.rank(p.sq.data(), &tr, &sym);
+      Position c = p;  // the parent as its class's representative
+      if (tr != 0)
+        for (int k = 0; k < t.n; ++k)
+          c.sq[static_cast<std::size_t>(k)] =
+              static_cast<std::uint8_t>(transform(tr, p.sq[static_cast<std::size_t>(k)]));
       if (h < 0) {
-        f(r, p);
-        if (sym) f(r, p);
+        f(r, c);
+        if (sym) f(r, c);
       } else if (sym) {
-        f(r, p);
+        f(r, c);
       } else {
         std::uint8_t image[kMaxPieces], self[kMaxPieces];
         for (int k = 0; k < t.n; ++k) {
@@ -252,7 +326,7 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
         }
         sorted_groups(self);
         sorted_groups(image);
-        if (std::memcmp(self, image, static_cast<std::size_t>(t.n)) < 0) f(r, p);
+        if (std::memcmp(self, image, static_cast<std::size_t>(t.n)) < 0) f(r, c);
       }
     }
     p.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(to);
