@@ -517,17 +517,20 @@ bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
 bool Indexer::step(std::uint64_t i, std::uint8_t* sq) const {
   // Only the last group changes unless its rank wrapped around: re-place just that group.
   if (groups_.empty()) return unrank(i, sq);
-  const std::uint64_t last = i % radix_.back();
-  if (last == 0) return unrank(i, sq);
   const Group& gr = groups_.back();
   Bitboard occ = 0;
   for (int k = 0; k < n_; ++k)
     if (k < gr.first || k >= gr.first + gr.count) occ |= bit(sq[k]);
   if (gr.count == 1) {
-    // One piece: the next free square after its current one (its rank went up by one).
+    // One piece: the next free square after its current one (its rank went up by one), if any
+    // (no division: this runs once per position in every kernel's initialization).
     const Bitboard above = ~((bit(sq[gr.first]) << 1) - 1);
-    sq[gr.first] = static_cast<std::uint8_t>(std::countr_zero(~occ & above));
+    const Bitboard next = ~occ & above;
+    if (!next) return unrank(i, sq);
+    sq[gr.first] = static_cast<std::uint8_t>(std::countr_zero(next));
   } else {
+    const std::uint64_t last = i % radix_.back();
+    if (last == 0) return unrank(i, sq);
     unrank_combination(last, gr.count, occ, sq + gr.first);
   }
   // Only segments with pawns need the head (their configuration id) to decide canonicity.
