@@ -74,8 +74,10 @@ class Indexer {
   std::uint64_t relocated(const Relocation& r, int to) const {
     std::uint64_t x =
         r.base + static_cast<std::uint64_t>(to - std::popcount(r.before & (bit(to) - 1))) * r.mult;
-    for (int j = 0; j < r.later; ++j)
-      x += binomial_small(r.coord[j] - (to < r.sq[j] ? 1 : 0), r.k[j]) * r.mult_of[j];
+    for (int j = 0; j < r.later; ++j) {
+      const int c = r.coord[j] - (to < r.sq[j] ? 1 : 0);
+      x += (r.k[j] == 1 ? static_cast<std::uint64_t>(c) : binomial_small(c, r.k[j])) * r.mult_of[j];
+    }
     return x;
   }
 
