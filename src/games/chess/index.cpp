@@ -341,25 +341,27 @@ int Indexer::canonical_transform(const std::uint8_t* sq, bool* symmetric,
   return d == 1 ? second : first;
 }
 
-std::uint64_t Indexer::rank_canonical(const std::uint8_t* sq, std::uint32_t code) const {
-  std::uint64_t r;
-  Bitboard occ;
+std::uint64_t Indexer::rank_head(const std::uint8_t* sq, std::uint32_t code, Bitboard* occ) const {
   if (!pawns_) {
-    r = static_cast<std::uint64_t>(kKingPairs.id[sq[0]][sq[bk_slot_]]);
-    occ = bit(sq[0]) | bit(sq[bk_slot_]);
-  } else {
-    occ = 0;
-    for (int s : pawn_slots_) occ |= bit(sq[s]);
-    const int p = static_cast<int>(pawn_slots_.size());
-    r = static_cast<std::uint64_t>(config_id_[code]);
-    const int wk = sq[0] - std::popcount(occ & (bit(sq[0]) - 1));
-    occ |= bit(sq[0]);
-    const int bk = sq[bk_slot_] - std::popcount(occ & (bit(sq[bk_slot_]) - 1));
-    occ |= bit(sq[bk_slot_]);
-    r = (r * static_cast<std::uint64_t>(64 - p) + static_cast<std::uint64_t>(wk)) *
-            static_cast<std::uint64_t>(63 - p) +
-        static_cast<std::uint64_t>(bk);
+    *occ = bit(sq[0]) | bit(sq[bk_slot_]);
+    return static_cast<std::uint64_t>(kKingPairs.id[sq[0]][sq[bk_slot_]]);
   }
+  Bitboard o = 0;
+  for (int s : pawn_slots_) o |= bit(sq[s]);
+  const int p = static_cast<int>(pawn_slots_.size());
+  const int wk = sq[0] - std::popcount(o & (bit(sq[0]) - 1));
+  o |= bit(sq[0]);
+  const int bk = sq[bk_slot_] - std::popcount(o & (bit(sq[bk_slot_]) - 1));
+  *occ = o | bit(sq[bk_slot_]);
+  return (static_cast<std::uint64_t>(config_id_[code]) * static_cast<std::uint64_t>(64 - p) +
+          static_cast<std::uint64_t>(wk)) *
+             static_cast<std::uint64_t>(63 - p) +
+         static_cast<std::uint64_t>(bk);
+}
+
+std::uint64_t Indexer::rank_canonical(const std::uint8_t* sq, std::uint32_t code) const {
+  Bitboard occ;
+  std::uint64_t r = rank_head(sq, code, &occ);
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     const Group& gr = groups_[g];
     if (gr.count == 1) {  // a single piece: its square among the free ones
@@ -384,30 +386,13 @@ Indexer::Relocation Indexer::relocation(const std::uint8_t* sq, std::uint32_t co
   assert(relocatable(slot));
   const std::size_t moved = static_cast<std::size_t>(group_of_[static_cast<std::size_t>(slot)]);
   Relocation r;
-  // The head, as in rank_canonical.
   Bitboard occ;
-  std::uint64_t head;
-  if (!pawns_) {
-    head = static_cast<std::uint64_t>(kKingPairs.id[sq[0]][sq[bk_slot_]]);
-    occ = bit(sq[0]) | bit(sq[bk_slot_]);
-  } else {
-    occ = 0;
-    for (int s : pawn_slots_) occ |= bit(sq[s]);
-    const int p = static_cast<int>(pawn_slots_.size());
-    const int wk = sq[0] - std::popcount(occ & (bit(sq[0]) - 1));
-    occ |= bit(sq[0]);
-    const int bk = sq[bk_slot_] - std::popcount(occ & (bit(sq[bk_slot_]) - 1));
-    occ |= bit(sq[bk_slot_]);
-    head = (static_cast<std::uint64_t>(config_id_[code]) * static_cast<std::uint64_t>(64 - p) +
-            static_cast<std::uint64_t>(wk)) *
-               static_cast<std::uint64_t>(63 - p) +
-           static_cast<std::uint64_t>(bk);
-  }
+  const std::uint64_t head_rank = rank_head(sq, code, &occ);
   // Place values: the product of the radices after each group.
   std::uint64_t mult[kMaxPieces + 1];
   mult[groups_.size()] = 1;
   for (std::size_t g = groups_.size(); g-- > 0;) mult[g] = mult[g + 1] * radix_[g];
-  r.base = head * mult[0];
+  r.base = head_rank * mult[0];
   for (std::size_t g = 0; g < moved; ++g) {
     const Group& gr = groups_[g];
     r.base += rank_combination(sq + gr.first, gr.count, occ) * mult[g + 1];

@@ -101,6 +101,9 @@ class Indexer {
   // With pawns, *pawn_code receives the representative's pawn configuration code.
   int canonical_transform(const std::uint8_t* sq, bool* symmetric, std::uint32_t* pawn_code) const;
   void pawn_codes(const std::uint8_t* sq, std::uint32_t* code, std::uint32_t* mcode) const;
+  // The rank of the first group (king pair, or pawn configuration and kings) of a
+  // representative; *occ receives the squares it covers.
+  std::uint64_t rank_head(const std::uint8_t* sq, std::uint32_t code, Bitboard* occ) const;
   // Whether a decoded placement is its class's representative; head: the king-pair id or the
   // pawn configuration id.
   bool canonical(const std::uint8_t* sq, std::uint64_t head) const;
