@@ -255,6 +255,8 @@ Indexer::Indexer(const TableKey& key)
     placed += g.count;
   }
   size_ = size;
+  place_.assign(groups_.size() + 1, 1);
+  for (std::size_t g = groups_.size(); g-- > 0;) place_[g] = place_[g + 1] * radix_[g];
   head_divisor_ = size_ / (pawns_ ? config_code_.size() : 462);
 
   // Syzygy's scheme: pawnless 462 x the other groups over the 62 squares the kings leave; with
@@ -388,10 +390,7 @@ Indexer::Relocation Indexer::relocation(const std::uint8_t* sq, std::uint32_t co
   Relocation r;
   Bitboard occ;
   const std::uint64_t head_rank = rank_head(sq, code, &occ);
-  // Place values: the product of the radices after each group.
-  std::uint64_t mult[kMaxPieces + 1];
-  mult[groups_.size()] = 1;
-  for (std::size_t g = groups_.size(); g-- > 0;) mult[g] = mult[g + 1] * radix_[g];
+  const std::uint64_t* mult = place_.data();
   r.base = head_rank * mult[0];
   for (std::size_t g = 0; g < moved; ++g) {
     const Group& gr = groups_[g];

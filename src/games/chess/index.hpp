@@ -81,16 +81,11 @@ class Indexer {
     return x;
   }
 
-  // Whether rank() would rank the placement as it stands (its orientation is the class's).
-  bool representative(const std::uint8_t* sq) const {
+  // Whether rank() would rank the placement as it stands (its orientation is the class's); if so,
+  // *code receives its pawn configuration code, for rank_canonical and relocation.
+  bool representative(const std::uint8_t* sq, std::uint32_t* code) const {
     bool symmetric;
-    std::uint32_t code;
-    return canonical_transform(sq, &symmetric, &code) == 0;
-  }
-  std::uint32_t pawn_code(const std::uint8_t* sq) const {
-    std::uint32_t code = 0, mirrored = 0;
-    if (pawns_) pawn_codes(sq, &code, &mirrored);
-    return code;
+    return canonical_transform(sq, &symmetric, code) == 0;
   }
 
  private:
@@ -115,6 +110,9 @@ class Indexer {
   std::vector<Group> groups_;  // the groups after the first (king pair / pawns + kings)
   std::vector<int> group_of_;  // by slot: its group, or -1 (kings, pawns)
   std::vector<std::uint64_t> radix_;
+  // place_[g]: the product of the radices of groups g, g + 1, ...: the head's place value is
+  // place_[0], group g's is place_[g + 1].
+  std::vector<std::uint64_t> place_;
   std::uint64_t size_ = 0, syzygy_size_ = 0;
   std::uint64_t head_divisor_ = 1;  // index / head_divisor_: the king pair or pawn configuration
   // Pawn segments: the pawn slots, their file configurations (one per mirror pair, overlaps
