@@ -9,7 +9,7 @@ packages=(
   libtbb-dev libzstd-dev libxxhash-dev libfmt-dev
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-  clang-format python3
+  clang-format python3 time
   stockfish
 )
 

@@ -83,6 +83,8 @@ class Lookup {
     hold_.push_back(std::move(v));
   }
   void use(int s, const format::SegmentReader* r) { readers_[static_cast<std::size_t>(s)] = r; }
+  // Values the caller owns and keeps alive while the kernel runs (`verify --full`).
+  void use(int s, const std::uint8_t* values) { mem_[static_cast<std::size_t>(s)] = values; }
 
   // The hot path: one predictable branch when everything is in memory.
   int operator()(const Seg& s, std::uint64_t index) const {

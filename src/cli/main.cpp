@@ -83,11 +83,11 @@ int info(const Common& c, const Database& db) {
 }
 
 // `retra verify`: the generic verifier's report, in the game's nouns.
-int verify_cmd(const Common& c, const Database& db, const GameModule& game) {
+int verify_cmd(const Common& c, const Database& db, const GameModule& game, bool full) {
   Progress progress;
   auto rep = [&] {
     ProgressBar bar(progress, c.progress && !c.json);
-    return verify(db, {c.resolved_threads(), &progress});
+    return verify(db, {c.resolved_threads(), &progress, full});
   }();
   if (!rep) return report_error(c, rep.error());
   const Nouns& n = game.nouns();
@@ -96,11 +96,14 @@ int verify_cmd(const Common& c, const Database& db, const GameModule& game) {
   nlohmann::json segs = nlohmann::json::array();
   for (const auto& s : rep->segments) {
     positions += s.positions;
-    segs.push_back({{segment, s.name}, {entries, s.positions}, {"seconds", s.seconds}});
+    segs.push_back(
+        {{segment, s.name}, {entries, s.positions}, {"seconds", s.seconds}, {"check", s.check}});
   }
   if (c.json) {
-    nlohmann::json j = {{"ok", rep->ok},  {"game", game.name()}, {"db", c.db.string()},
-                        {segments, segs}, {entries, positions},  {"seconds", rep->seconds}};
+    nlohmann::json j = {{"ok", rep->ok},          {"game", game.name()},
+                        {"db", c.db.string()},    {"mode", full ? "full" : "one-pass"},
+                        {segments, segs},         {entries, positions},
+                        {"seconds", rep->seconds}};
     if (rep->failure) {
       const auto& f = *rep->failure;
       j["failure"] = {{segment, f.segment}, {"message", f.message}};
@@ -109,17 +112,18 @@ int verify_cmd(const Common& c, const Database& db, const GameModule& game) {
       if (!f.position.empty()) j["failure"]["position"] = f.position;
       if (f.stored) j["failure"]["stored"] = *f.stored;
       if (f.expected) j["failure"]["expected"] = *f.expected;
+      if (f.wrong_positions) j["failure"]["wrong_positions"] = f.wrong_positions;
     }
     print_json(j);
   } else {
     for (const auto& s : rep->segments)
-      std::cout << fmt::format("ok  {} {:<12} {:>15} {}  {:.2f} s\n", segment, s.name,
-                               grouped(s.positions), entries, s.seconds);
+      std::cout << fmt::format("ok  {} {:<12} {:>15} {}  {:.2f} s  {}\n", segment, s.name,
+                               grouped(s.positions), entries, s.seconds, s.check);
     if (rep->ok)
       std::cout << fmt::format(
-          "verified {} {}, {} {}: every checksum and value correct ({:.2f} "
-          "s)\n",
-          rep->segments.size(), segments, grouped(positions), entries, rep->seconds);
+          "verified {} {}, {} {}: every checksum and value correct{} ({:.2f} s)\n",
+          rep->segments.size(), segments, grouped(positions), entries,
+          full ? " (full: score values recomputed by the other kernel)" : "", rep->seconds);
   }
   if (!rep->ok) {
     std::cerr << "retra: verify FAILED: " << rep->failure->message << std::endl;
@@ -175,9 +179,13 @@ int run(int argc, char** argv) {
   auto* verify_sub =
       app.add_subcommand("verify", "Check every checksum and every value of a database");
   add_db_options(verify_sub, c, true);
+  bool full = false;
+  verify_sub->add_flag("--full", full,
+                       "Also recompute score values with the other kernel: proves them the "
+                       "game's values where the one-pass check cannot (docs/VERIFY.md)");
   verify_sub->callback([&] {
     const GameModule* g = nullptr;
-    if (auto db = open_db(c, g, exit)) exit = verify_cmd(c, *db, *g);
+    if (auto db = open_db(c, g, exit)) exit = verify_cmd(c, *db, *g, full);
   });
 
   std::string position;

@@ -1,8 +1,9 @@
 // The verify driver, written once for every game: every segment of the database in dependency
 // order, read back from its file (every block checksum checked), every stored value compared with
 // the value the game's per-position check computes from the rules and the children's stored
-// values, and the manifest's statistics recomputed. It shares nothing with the kernels: positions
-// come from the index (unrank, next), values from the descriptor's verify_value.
+// values, and the manifest's statistics recomputed. The one-pass check shares nothing with the
+// kernels: positions come from the index (unrank, next), values from the descriptor's
+// verify_value. Only `--full` runs a kernel: the one the build did not use (recompute below).
 // Thread safety: runs opt.threads threads internally; reentrant.
 #pragma once
 
@@ -16,12 +17,65 @@
 
 #include <fmt/format.h>
 
+#include "kernels/backward.hpp"
+#include "kernels/forward_iteration.hpp"
+#include "src/build/finished.hpp"
 #include "src/database.hpp"
 #include "src/memory.hpp"
 #include "src/module/descriptor.hpp"
 #include "src/verify/verify.hpp"
 
 namespace retra::verifier {
+
+// Wrong positions listed per block, and how many of them are examined for the culprit (each
+// costs one move generation): bounds on the memory and time spent on a badly damaged segment.
+inline constexpr std::size_t kListedPerBlock = 4096;
+inline constexpr std::size_t kDiagnosed = 1 << 16;
+
+template <class Array>
+struct Recomputed {
+  std::string kernel;
+  Array values;
+};
+
+// `verify --full` for a score segment: its values recomputed from the verified supporting
+// segments `vals` (by segment id) by the kernel its build did not use ("forward" for "backward"
+// and the other way round). The kernels are the builder's own: what makes this a proof is that
+// the two are different algorithms (value iteration from zero against retrograde counters,
+// docs/VERIFY.md) that agree only on the game's values.
+template <class G>
+Result<Recomputed<LargeArray<std::uint8_t>>> recompute(const G& g, const typename G::SegmentId& s,
+                                                       const std::vector<const std::uint8_t*>& vals,
+                                                       const std::string& built_with,
+                                                       const VerifyOptions& opt,
+                                                       const std::string& label) {
+  builder::Lookup<G, ValueKind::score> lookup(g, g.segments());
+  for (const auto& d : g.dependencies(s))
+    lookup.use(static_cast<int>(d), vals[static_cast<std::size_t>(static_cast<int>(d))]);
+  const std::uint64_t size = g.segment_size(s);
+  auto values = LargeArray<std::uint8_t>::allocate(size);
+  if (!values) return std::move(values).error();
+  kernels::KernelOptions ko;
+  ko.threads = std::max(1, opt.threads);
+  ko.progress = opt.progress;
+  ko.label = label + " (full: recomputing)";
+  Recomputed<LargeArray<std::uint8_t>> r;
+  if (built_with == "forward") {
+    r.kernel = "backward";
+    auto st = kernels::backward_as<ValueKind::score>(g, s, values->span(), lookup, ko);
+    if (!st) return std::move(st).error();
+  } else {
+    r.kernel = "forward";
+    auto exits = LargeArray<std::int8_t>::allocate(size);
+    if (!exits) return std::move(exits).error();
+    kernels::forward_iteration(
+        g, s, std::span<std::int8_t>(reinterpret_cast<std::int8_t*>(values->data()), size),
+        exits->span(), lookup, ko);
+  }
+  RETRA_TRY(lookup.take_error());
+  r.values = std::move(*values);
+  return r;
+}
 
 template <GameDescriptor D>
 Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
@@ -34,6 +88,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     return Error(Errc::mismatch, fmt::format("'{}' holds a {} database, not {}", db.dir().string(),
                                              db.manifest().game, G::kName));
   VerifyReport rep;
+  rep.full = opt.full;
   auto fail = [&](VerifyFailure f) {
     rep.ok = false;
     rep.failure = std::move(f);
@@ -102,10 +157,13 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     vals[id(s)] = loaded[id(s)].data();
     for (Seg d : g.dependencies(s)) vals[id(d)] = loaded[id(d)].data();
     // The stored values this segment's children read (decoded; virtual children as the game
-    // computes them from stored ones).
+    // computes them from stored ones). `reads`, when set, collects the indices of children in
+    // segment `own` (only while diagnosing a failure).
     struct Values {
       const G& g;
       const std::vector<const std::uint8_t*>& vals;
+      std::vector<std::uint64_t>* reads = nullptr;
+      int own = -1;
       int operator()(const Seg& seg, std::uint64_t index) const {
         if constexpr (HasVirtualSegments<G>) {
           if (G::virtual_segment(seg)) {
@@ -115,6 +173,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
               return static_cast<int>(index);
           }
         }
+        if (reads && static_cast<int>(seg) == own) reads->push_back(index);
         return decode_value(value_kind_of(g, seg),
                             vals[static_cast<std::size_t>(static_cast<int>(seg))][index]);
       }
@@ -127,35 +186,78 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     const std::uint64_t block = (*db.segment(sname))->info().block_entries;
     const std::uint64_t blocks = (size + block - 1) / block;
     const std::uint8_t* const self = vals[id(s)];
-    std::atomic<std::uint64_t> first_bad{size};
+    // Every position is checked, also after a wrong one: the failure then names a position whose
+    // own value is wrong, not one of its parents (which disagree with their moves too).
+    std::vector<std::vector<std::uint64_t>> wrong_in(blocks);
+    std::atomic<std::uint64_t> wrong{0};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
     for (std::uint64_t b = 0; b < blocks; ++b) {
       const std::uint64_t begin = b * block, end = std::min(size, begin + block);
-      if (begin > first_bad.load(std::memory_order_relaxed)) continue;
       auto p = g.unrank(s, begin);
+      std::uint64_t here = 0;
       for (std::uint64_t i = begin; i < end; ++i) {
         if (i > begin) g.next(s, p);
         if (decode_value(kind, self[i]) != D::verify_value(g, s, p, ctx, values)) {
-          std::uint64_t cur = first_bad.load();
-          while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-          }
-          break;
+          if (wrong_in[b].size() < kListedPerBlock) wrong_in[b].push_back(i);
+          ++here;
         }
       }
+      if (here) wrong.fetch_add(here, std::memory_order_relaxed);
       progress_advance(opt.progress, end - begin);
     }
-    if (const std::uint64_t i = first_bad.load(); i < size) {
-      const auto p = g.unrank(s, i);
+    if (const std::uint64_t count = wrong.load(); count > 0) {
+      std::vector<std::uint64_t> listed;  // ascending: blocks in order, each in index order
+      for (auto& w : wrong_in) listed.insert(listed.end(), w.begin(), w.end());
+      // Suspects: listed positions none of whose children in this segment is listed, so their
+      // own value must be wrong (their parents disagree too, but only through them). One wrong
+      // value makes exactly one suspect; a damaged block, suspects mostly in that block. The
+      // failure names the first suspect of the block with most of them (else the first listed).
+      std::uint64_t culprit = listed.front(), suspects = 0, best_block_suspects = 0;
+      std::uint64_t counting_block = ~std::uint64_t{0}, in_block = 0, first_in_block = 0;
+      std::vector<std::uint64_t> reads;
+      for (std::size_t k = 0; k < std::min<std::size_t>(listed.size(), kDiagnosed); ++k) {
+        reads.clear();
+        Values rec_values{g, vals, &reads, static_cast<int>(s)};
+        (void)D::verify_value(g, s, g.unrank(s, listed[k]), ctx, rec_values);
+        if (std::any_of(reads.begin(), reads.end(), [&](std::uint64_t c) {
+              return std::binary_search(listed.begin(), listed.end(), c);
+            }))
+          continue;
+        ++suspects;
+        if (listed[k] / block != counting_block) {
+          counting_block = listed[k] / block;
+          in_block = 0;
+          first_in_block = listed[k];
+        }
+        if (++in_block > best_block_suspects) {
+          best_block_suspects = in_block;
+          culprit = first_in_block;
+        }
+      }
+      const bool own_fault = suspects > 0;
+      const auto p = g.unrank(s, culprit);
       VerifyFailure f;
       f.segment = sname;
-      f.block = i / block;
-      f.index = i;
+      f.block = culprit / block;
+      f.index = culprit;
       f.position = D::position_text(g, s, p);
-      f.stored = decode_value(kind, self[i]);
+      f.stored = decode_value(kind, self[culprit]);
       f.expected = D::verify_value(g, s, p, ctx, values);
-      f.message =
-          fmt::format("{} {} block {} index {} position {}: stored value {}, but its moves give {}",
-                      nouns.segment, sname, *f.block, i, f.position, *f.stored, *f.expected);
+      f.wrong_positions = count;
+      f.message = fmt::format(
+          "{} {} block {} index {} position {}: stored value {}, but its moves give {}{}",
+          nouns.segment, sname, *f.block, culprit, f.position, *f.stored, *f.expected,
+          count == 1
+              ? std::string()
+              : fmt::format(
+                    " ({} positions of this {} disagree with their moves{})", count, nouns.segment,
+                    !own_fault      ? std::string()
+                    : suspects == 1 ? std::string("; only this one's children all agree with "
+                                                  "theirs, so its own value is the wrong one")
+                                    : fmt::format("; {} of them have children that all agree, "
+                                                  "so their own values are wrong, {} of "
+                                                  "those in block {}",
+                                                  suspects, best_block_suspects, *f.block)));
       return fail(f);
     }
     // The manifest's statistics must describe these values.
@@ -169,7 +271,44 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       return fail(plain(sname, fmt::format("{} {}: statistic '{}' in the manifest differs from "
                                            "the values on disk",
                                            nouns.segment, sname, *field)));
-    rep.segments.push_back({sname, size, std::chrono::duration<double>(Clock::now() - t0).count()});
+    std::string check = "one-pass";
+    if constexpr (G::kValueKind == ValueKind::score) {
+      if (opt.full) {
+        // The one-pass check accepts any solution of the equations; on cycles there are others
+        // than the game's values. A second algorithm decides between them.
+        const std::string built = rec->build.value("kernel", "backward");
+        auto other = recompute(g, s, vals, built, opt, D::segment_label(sname));
+        if (!other) return fail(plain(sname, other.error().message()));
+        check += "+" + other->kernel;
+        std::uint64_t differ = 0, first = size;
+        for (std::uint64_t i = 0; i < size; ++i)
+          if (self[i] != other->values[i]) {
+            if (first == size) first = i;
+            ++differ;
+          }
+        if (differ) {
+          const auto p = g.unrank(s, first);
+          VerifyFailure f;
+          f.segment = sname;
+          f.block = first / block;
+          f.index = first;
+          f.position = D::position_text(g, s, p);
+          f.stored = decode_value(kind, self[first]);
+          f.expected = decode_value(kind, other->values[first]);
+          f.wrong_positions = differ;
+          f.message = fmt::format(
+              "{} {} block {} index {} position {}: stored value {}, but the {} kernel computes "
+              "{} ({} positions differ). Every stored value agrees with its moves, so the "
+              "{} holds another solution of the game's equations (values on cycles), not the "
+              "game's values",
+              nouns.segment, sname, *f.block, first, f.position, *f.stored, other->kernel,
+              *f.expected, differ, nouns.segment);
+          return fail(f);
+        }
+      }
+    }
+    rep.segments.push_back(
+        {sname, size, std::chrono::duration<double>(Clock::now() - t0).count(), check});
     auto release = [&](const Seg& x) {
       loaded[id(x)] = {};
       is_loaded[id(x)] = false;

@@ -2,6 +2,7 @@
 // Thread safety: a Game is immutable after closure() returns.
 #include "src/games/xiangqi/game.hpp"
 
+#include <cassert>
 #include <functional>
 #include <set>
 
@@ -11,16 +12,31 @@ namespace retra::xiangqi {
 
 namespace {
 
-// The endgames one move of endgame m can lead to (captures, pinned pawn advances).
+// The next level of a pinned pawn (its rank one step forward), or -1 on the last rank.
+int next_level(const Slot& s) {
+  const int next = s.color == red ? s.level + 1 : s.level - 1;
+  return next >= 0 && next < kRanks ? next : -1;
+}
+
+// The endgame after a pinned pawn `mover` captures `victim` with a forward step: the victim gone
+// and the pawn one level further.
+Material capture_advancing(const Material& m, const Slot& mover, const Slot& victim) {
+  return advanced(without(m, victim.color, victim.type, victim.level), mover.color, mover.level,
+                  static_cast<std::int8_t>(next_level(mover)));
+}
+
+// The endgames one move of endgame m can lead to (captures, pinned pawn advances, and captures
+// by a pinned pawn stepping forward, which do both).
 std::vector<Material> successors(const Material& m) {
   std::vector<Material> out;
-  for (const Slot& s : layout(m)) {
+  const std::vector<Slot> slots = layout(m);
+  for (const Slot& s : slots) {
     if (s.type == king) continue;
     out.push_back(without(m, s.color, s.type, s.level));
-    if (s.type == pawn && s.level >= 0) {
-      const int next = s.color == red ? s.level + 1 : s.level - 1;
-      if (next >= 0 && next < kRanks)
-        out.push_back(advanced(m, s.color, s.level, static_cast<std::int8_t>(next)));
+    if (s.type == pawn && s.level >= 0 && next_level(s) >= 0) {
+      out.push_back(advanced(m, s.color, s.level, static_cast<std::int8_t>(next_level(s))));
+      for (const Slot& v : slots)
+        if (v.color != s.color && v.type != king) out.push_back(capture_advancing(m, s, v));
     }
   }
   return out;
@@ -63,18 +79,23 @@ Result<std::shared_ptr<const Game>> Game::closure(const std::vector<Material>& t
   for (Endgame& e : g->eg_) {
     e.capture_target.assign(e.n, kArmless);
     e.advance_target.assign(e.n, -2);
+    e.capture_advance_target.assign(static_cast<std::size_t>(e.n * e.n), -2);
     for (int i = 0; i < e.n; ++i) {
       const Slot& s = e.slots[i];
       if (s.type == king) continue;
       const Material w = without(e.material, s.color, s.type, s.level);
       e.capture_target[i] = w.armless() ? kArmless : g->by_name_.at(w.name());
       if (s.type == pawn && s.level >= 0) {
-        const int next = s.color == red ? s.level + 1 : s.level - 1;
-        e.advance_target[i] = next >= 0 && next < kRanks
-                                  ? g->by_name_.at(advanced(e.material, s.color, s.level,
-                                                            static_cast<std::int8_t>(next))
-                                                       .name())
-                                  : -1;  // a pawn on the last rank only moves sideways
+        const int next = next_level(s);
+        e.advance_target[i] = next >= 0 ? g->by_name_.at(advanced(e.material, s.color, s.level,
+                                                                  static_cast<std::int8_t>(next))
+                                                             .name())
+                                        : -1;  // a pawn on the last rank only moves sideways
+        if (next >= 0)
+          for (int v = 0; v < e.n; ++v)
+            if (e.slots[v].color != s.color && e.slots[v].type != king)
+              e.capture_advance_target[static_cast<std::size_t>(i * e.n + v)] =
+                  g->by_name_.at(capture_advancing(e.material, s, e.slots[v]).name());
       }
     }
   }
@@ -91,6 +112,8 @@ std::vector<int> Game::dependencies(int s) const {
   for (int t : eg_[s].capture_target)
     if (t >= 0) d.insert(t);
   for (int t : eg_[s].advance_target)
+    if (t >= 0) d.insert(t);
+  for (int t : eg_[s].capture_advance_target)
     if (t >= 0) d.insert(t);
   return {d.begin(), d.end()};
 }
@@ -158,15 +181,19 @@ Position Game::relayout(int s, const Position& p, int moved, int to, int removed
   c.side = opposite(p.side);
   for (int j = 0; j < t.n; ++j) {
     const Slot& want = t.slots[j];
+    [[maybe_unused]] bool placed = false;
     for (int k = 0; k < n; ++k) {
       Piece& pc = pieces[k];
       if (!pc.used && pc.slot.color == want.color && pc.slot.type == want.type &&
           pc.slot.level == want.level) {
         pc.used = true;
         c.sq[j] = pc.sq;
+        placed = true;
         break;
       }
     }
+    // The target endgame is the one these pieces make (closure() chose it): every slot is filled.
+    assert(placed);
   }
   return c;
 }

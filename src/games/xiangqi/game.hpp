@@ -36,6 +36,9 @@ struct Endgame {
   std::vector<std::uint8_t> codes;  // board code of each slot
   std::vector<int> capture_target;  // per slot: the endgame capturing it leads to
   std::vector<int> advance_target;  // per slot: a pinned pawn's next level, or -2
+  // [pawn slot * n + victim slot]: a pinned pawn capturing with a forward step (victim gone, pawn
+  // one level on), or -2.
+  std::vector<int> capture_advance_target;
   int n = 0;
 };
 
@@ -156,7 +159,10 @@ MoveCount detail::game_moves(const Game& g, int s, const Position& p, F&& f) {
       if (m.captured) {
         int victim = 0;
         while (p.sq[victim] != m.to || e.slots[victim].color == p.side) ++victim;
-        const int target = e.capture_target[victim];
+        const bool advances = e.advance_target[i] >= 0 && rank_of(m.to) != rank_of(m.from);
+        const int target =
+            advances ? e.capture_advance_target[static_cast<std::size_t>(i * e.n + victim)]
+                     : e.capture_target[victim];
         if (target == Game::kArmless) {
           Board cb = b;
           cb[m.to] = cb[m.from];
