@@ -21,6 +21,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -414,6 +415,10 @@ class Run {
     std::uint8_t* const values = values_;
     Cell* const state = state_;
     int bad = 0;  // 1: a counter overflows, 2: a distance overflows
+    // A mutex, not `omp critical`: that one lock is shared by every OpenMP region of the
+    // process, and segments built side by side run regions from several threads at once
+    // (libomp 14 under ThreadSanitizer crashed there).
+    std::mutex hist_mu;
 #pragma omp parallel num_threads(threads_) if (chunks_ > 1)
     {
       std::array<std::uint64_t, 256> local{};
@@ -453,7 +458,7 @@ class Run {
         }
         progress_advance(opt_.progress, end - begin);
       }
-#pragma omp critical
+      std::lock_guard lock(hist_mu);
       for (int k = 0; k < 256; ++k) hist_[k] += local[k];
     }
     if (bad & 1)

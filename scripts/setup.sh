@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what retra needs to build and test on Debian 12, with apt-get, only if missing
-# (stockfish is a second chess move generator for the tests only, never part of retra).
+# (stockfish is a second chess move generator for the tests only, never part of retra; clang and
+# libomp, whose Archer tool makes OpenMP visible to ThreadSanitizer, build the TSan tests only).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-format python3 time
+  clang libomp-14-dev
   stockfish
 )
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, checks formatting, builds and runs every test
-# in the release build (slow ones included), then again under AddressSanitizer + UBSan (slow
-# tests excluded). Exits non-zero on the first failure.
+# in the release build (slow ones included), then again with asserts on under AddressSanitizer +
+# UBSan (slow tests excluded), then the kernel, block cache, database and probe tests under
+# ThreadSanitizer. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -11,4 +12,6 @@ scripts/build.sh release
 ctest --preset release -j "$jobs"
 scripts/build.sh asan
 ctest --preset asan -j "$jobs"
-echo "test.sh: all tests passed (release + asan/ubsan)"
+scripts/build.sh tsan
+ctest --preset tsan -j "$jobs"
+echo "test.sh: all tests passed (release + asan/ubsan with asserts + tsan)"

@@ -171,7 +171,10 @@ class AwariReference : public ::testing::Test {
 };
 std::vector<Level>* AwariReference::levels_ = nullptr;
 
-TEST_F(AwariReference, MatchesTheSpecHistograms) {
+// Its own levels 0..4: no fixture, so the slow build does not solve 13 stones for it.
+TEST(AwariReferenceSpec, MatchesTheSpecHistograms) {
+  std::vector<Level> levels(5);
+  for (int n = 0; n <= 4; ++n) solve(n, levels);
   const std::vector<std::vector<std::pair<int, int>>> spec = {
       {{-1, 7}, {1, 5}},
       {{-2, 40}, {0, 13}, {2, 25}},
@@ -179,7 +182,7 @@ TEST_F(AwariReference, MatchesTheSpecHistograms) {
       {{-4, 532}, {-2, 110}, {0, 143}, {2, 165}, {4, 415}}};
   for (int n = 1; n <= 4; ++n) {
     std::map<int, int> h;
-    for (int v : (*levels_)[n].value) ++h[v];
+    for (int v : levels[static_cast<std::size_t>(n)].value) ++h[v];
     const std::vector<std::pair<int, int>> got(h.begin(), h.end());
     EXPECT_EQ(got, spec[n - 1]) << "n=" << n;
   }

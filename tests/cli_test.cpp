@@ -143,6 +143,18 @@ TEST_F(Cli, VerifyStatsInfoAndPlot) {
   const Outcome v = retra({"verify", "--db", db(), "--json"});
   ASSERT_EQ(v.exit, 0) << v.err;
   EXPECT_TRUE(nlohmann::json::parse(v.out)["ok"]);
+  EXPECT_EQ(nlohmann::json::parse(v.out)["mode"], "one-pass");
+  // --full: every score segment also recomputed by the kernel its build did not use.
+  const Outcome full = retra({"verify", "--db", db(), "--json", "--full"});
+  ASSERT_EQ(full.exit, 0) << full.err;
+  const auto fj = nlohmann::json::parse(full.out);
+  EXPECT_TRUE(fj["ok"]);
+  EXPECT_EQ(fj["mode"], "full");
+  ASSERT_EQ(fj["segments"].size(), 7u);
+  for (const auto& seg : fj["segments"]) EXPECT_EQ(seg["check"], "one-pass+forward") << seg;
+  const Outcome text = retra({"verify", "--db", db(), "--full"});
+  EXPECT_NE(text.out.find("full: score values recomputed by the other kernel"), std::string::npos)
+      << text.out;
   const Outcome s =
       retra({"stats", "--db", db(), "--json", "--plot", (dir_->path() / "f.svg").string()});
   ASSERT_EQ(s.exit, 0) << s.err;
@@ -489,6 +501,7 @@ TEST_F(ChessCli, VerifyFindsAWrongValue) {
     EXPECT_FALSE(j["ok"]);
     EXPECT_EQ(j["failure"]["segment"], name) << j.dump();
     EXPECT_EQ(j["failure"]["index"], at) << j.dump();  // the value check, not the statistics
+    EXPECT_GE(j["failure"]["wrong_positions"].get<int>(), 1) << j.dump();
   }
 }
 

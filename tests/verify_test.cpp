@@ -12,17 +12,17 @@
 
 #include <gtest/gtest.h>
 
+#include "awari_util.hpp"
 #include "src/games/awari/module.hpp"
 #include "src/module/module.hpp"
 #include "src/verify/verify.hpp"
-#include "awari_util.hpp"
 
 namespace retra {
 namespace {
 
 struct Case {
   const char* game;
-  const char* kind;  // the value kind, as the matrix in the closing note names it
+  const char* kind;                  // the value kind, as the matrix in the closing note names it
   std::vector<std::string> targets;  // segment names, or an option and its values
   Metric metric;
   const char* segment;  // the segment the errors are planted in
@@ -89,8 +89,8 @@ VerifyFailure expect_caught(const std::filesystem::path& db, const std::string& 
   EXPECT_TRUE(rep->failure.has_value());
   if (!rep->failure) return {};
   EXPECT_EQ(rep->failure->segment, segment) << rep->failure->message;
-  EXPECT_TRUE(rep->failure->index.has_value()) << "a value failure, not the statistics: "
-                                               << rep->failure->message;
+  EXPECT_TRUE(rep->failure->index.has_value())
+      << "a value failure, not the statistics: " << rep->failure->message;
   return *rep->failure;
 }
 

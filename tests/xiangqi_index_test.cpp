@@ -206,6 +206,7 @@ void check_unmoves(const std::string& name) {
     if (!moves.count(i) && ++wrong <= 5)
       ADD_FAILURE() << name << " index " << i << " reported but has no move";
   EXPECT_EQ(wrong, 0u) << name;
+  EXPECT_GT(moves.size(), g->segment_size(s) / 4) << name << ": positions with quiet moves checked";
 }
 
 TEST(XiangqiUnmoves, EveryMoveIsReportedOnce) {

@@ -15,10 +15,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -78,10 +80,46 @@ inline constexpr std::uint64_t kSmallSegment = 4u << 20;
 template <class Deps, class Body>
 void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body, int jobs) {
 #ifdef RETRA_NO_TBB
-  (void)nodes;
-  (void)deps;
-  (void)jobs;
-  for (int s : order) body(s);  // the order has every dependency first
+  // Without TBB (the static build, as Debian ships TBB only shared, and the ThreadSanitizer build,
+  // which cannot see the synchronization inside Debian's uninstrumented libtbb): `jobs` threads
+  // take nodes whose dependencies are done from one queue.
+  const auto n = static_cast<std::size_t>(nodes);
+  std::vector<bool> listed(n, false);
+  for (int s : order) listed[static_cast<std::size_t>(s)] = true;
+  std::vector<int> waiting(n, 0);
+  std::vector<std::vector<int>> users(n);
+  for (int s : order)
+    for (int d : deps(s))
+      if (listed[static_cast<std::size_t>(d)]) {
+        ++waiting[static_cast<std::size_t>(s)];
+        users[static_cast<std::size_t>(d)].push_back(s);
+      }
+  std::deque<int> ready;
+  for (int s : order)
+    if (waiting[static_cast<std::size_t>(s)] == 0) ready.push_back(s);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t done = 0;
+  auto worker = [&] {
+    std::unique_lock lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return !ready.empty() || done == order.size(); });
+      if (ready.empty()) return;
+      const int s = ready.front();
+      ready.pop_front();
+      lock.unlock();
+      body(s);
+      lock.lock();
+      ++done;
+      for (int u : users[static_cast<std::size_t>(s)])
+        if (--waiting[static_cast<std::size_t>(u)] == 0) ready.push_back(u);
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int k = 1; k < std::max(1, jobs); ++k) helpers.emplace_back(worker);
+  worker();
+  for (auto& t : helpers) t.join();
 #else
   tbb::task_arena arena(std::max(1, jobs));
   arena.execute([&] {

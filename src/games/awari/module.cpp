@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -112,13 +113,14 @@ Module::Stats Module::statistics(const Game&, int stones, std::span<const std::u
   st.value_min = -stones;
   st.counts.assign(2 * static_cast<std::size_t>(stones) + 1, 0);
   const std::size_t n = values.size(), bins = st.counts.size();
+  std::mutex mu;  // not `omp critical`: see kernels/backward.hpp
 #pragma omp parallel num_threads(std::max(1, threads)) if (n > (1u << 16))
   {
     std::vector<std::uint64_t> local(bins, 0);
 #pragma omp for schedule(static) nowait
     for (std::size_t i = 0; i < n; ++i)
       ++local[static_cast<std::size_t>(static_cast<std::int8_t>(values[i]) + stones)];
-#pragma omp critical
+    std::lock_guard lock(mu);
     for (std::size_t k = 0; k < bins; ++k) st.counts[k] += local[k];
   }
   double sum = 0;

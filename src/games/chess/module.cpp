@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -414,6 +415,7 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
   for (int side = 0; side < 2; ++side) {
     const std::uint64_t chunk = 1u << 14, chunks = (half + chunk - 1) / chunk;
     Acc total;
+    std::mutex mu;  // not `omp critical`: see kernels/backward.hpp
 #pragma omp parallel num_threads(std::max(1, threads)) if (chunks > 1)
     {
       Acc a;
@@ -447,8 +449,8 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
           }
         }
       }
-#pragma omp critical
       {
+        std::lock_guard lock(mu);
         total.legal += a.legal;
         for (int k = 0; k < 5; ++k) total.wdl[k] += a.wdl[k];
         for (const auto& [v, n] : a.hist) total.hist[v] += n;

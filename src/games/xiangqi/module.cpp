@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -94,6 +95,7 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
   };
   Counts total;
   const std::uint64_t chunk = 1u << 14, chunks = (half + chunk - 1) / chunk;
+  std::mutex mu;  // not `omp critical`: see kernels/backward.hpp
 #pragma omp parallel num_threads(std::max(1, threads)) if (chunks > 1)
   {
     Counts c;
@@ -118,8 +120,8 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
         }
       }
     }
-#pragma omp critical
     {
+      std::lock_guard lock(mu);
       total.valid += c.valid;
       total.kfk += c.kfk;
       for (int side = 0; side < 2; ++side) {
