@@ -186,6 +186,18 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     const std::uint64_t block = (*db.segment(sname))->info().block_entries;
     const std::uint64_t blocks = (size + block - 1) / block;
     const std::uint8_t* const self = vals[id(s)];
+    // A failure at position i of this segment (the caller writes the message).
+    auto failure_at = [&](std::uint64_t i, int expected, std::uint64_t wrong) {
+      VerifyFailure f;
+      f.segment = sname;
+      f.block = i / block;
+      f.index = i;
+      f.position = D::position_text(g, s, g.unrank(s, i));
+      f.stored = decode_value(kind, self[i]);
+      f.expected = expected;
+      f.wrong_positions = wrong;
+      return f;
+    };
     // Every position is checked, also after a wrong one: the failure then names a position whose
     // own value is wrong, not one of its parents (which disagree with their moves too).
     std::vector<std::vector<std::uint64_t>> wrong_in(blocks);
@@ -235,15 +247,8 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
         }
       }
       const bool own_fault = suspects > 0;
-      const auto p = g.unrank(s, culprit);
-      VerifyFailure f;
-      f.segment = sname;
-      f.block = culprit / block;
-      f.index = culprit;
-      f.position = D::position_text(g, s, p);
-      f.stored = decode_value(kind, self[culprit]);
-      f.expected = D::verify_value(g, s, p, ctx, values);
-      f.wrong_positions = count;
+      VerifyFailure f =
+          failure_at(culprit, D::verify_value(g, s, g.unrank(s, culprit), ctx, values), count);
       f.message = fmt::format(
           "{} {} block {} index {} position {}: stored value {}, but its moves give {}{}",
           nouns.segment, sname, *f.block, culprit, f.position, *f.stored, *f.expected,
@@ -287,15 +292,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
             ++differ;
           }
         if (differ) {
-          const auto p = g.unrank(s, first);
-          VerifyFailure f;
-          f.segment = sname;
-          f.block = first / block;
-          f.index = first;
-          f.position = D::position_text(g, s, p);
-          f.stored = decode_value(kind, self[first]);
-          f.expected = decode_value(kind, other->values[first]);
-          f.wrong_positions = differ;
+          VerifyFailure f = failure_at(first, decode_value(kind, other->values[first]), differ);
           f.message = fmt::format(
               "{} {} block {} index {} position {}: stored value {}, but the {} kernel computes "
               "{} ({} positions differ). Every stored value agrees with its moves, so the "
