@@ -27,9 +27,10 @@
 
 namespace retra::verifier {
 
-// Wrong positions listed per block, and how many of them are examined for the culprit (each
-// costs one move generation): bounds on the memory and time spent on a badly damaged segment.
-inline constexpr std::size_t kListedPerBlock = 4096;
+// Wrong positions listed per segment (spread over its blocks, at least 16 per block), and how
+// many of them are examined for the culprit (each costs one move generation): bounds on the
+// memory and time spent on a badly damaged segment.
+inline constexpr std::size_t kListed = 1 << 20;
 inline constexpr std::size_t kDiagnosed = 1 << 16;
 
 template <class Array>
@@ -201,6 +202,8 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     // Every position is checked, also after a wrong one: the failure then names a position whose
     // own value is wrong, not one of its parents (which disagree with their moves too).
     std::vector<std::vector<std::uint64_t>> wrong_in(blocks);
+    const std::size_t listed_per_block =
+        std::max<std::size_t>(16, kListed / std::max<std::uint64_t>(1, blocks));
     std::atomic<std::uint64_t> wrong{0};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
     for (std::uint64_t b = 0; b < blocks; ++b) {
@@ -210,7 +213,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       for (std::uint64_t i = begin; i < end; ++i) {
         if (i > begin) g.next(s, p);
         if (decode_value(kind, self[i]) != D::verify_value(g, s, p, ctx, values)) {
-          if (wrong_in[b].size() < kListedPerBlock) wrong_in[b].push_back(i);
+          if (wrong_in[b].size() < listed_per_block) wrong_in[b].push_back(i);
           ++here;
         }
       }
