@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -40,6 +42,56 @@ std::uint64_t physical_memory_bytes() noexcept {
   return pages > 0 && page > 0
              ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
              : 0;
+}
+
+namespace {
+
+// Bytes of address space the process maps now (/proc/self/statm: size).
+std::uint64_t mapped_bytes() noexcept {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0;
+  const int got = std::fscanf(f, "%llu", &size);
+  std::fclose(f);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return got == 1 && page > 0 ? size * static_cast<std::uint64_t>(page) : 0;
+}
+
+// The first number in a file, or nullopt ("max", missing, unreadable).
+std::optional<std::uint64_t> number_in(const char* path) noexcept {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return std::nullopt;
+  unsigned long long v = 0;
+  const int got = std::fscanf(f, "%llu", &v);
+  std::fclose(f);
+  if (got != 1) return std::nullopt;
+  return static_cast<std::uint64_t>(v);
+}
+
+}  // namespace
+
+MemoryCeiling memory_ceiling() noexcept {
+  MemoryCeiling c;
+  const std::uint64_t mapped = mapped_bytes();
+  for (auto [resource, name] :
+       {std::pair{RLIMIT_AS, "ulimit -v"}, std::pair{RLIMIT_DATA, "ulimit -d"}}) {
+    struct rlimit rl {};
+    if (::getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) continue;
+    // What is left, less a fifth and 256 MiB for what the build maps besides its planned arrays
+    // (thread stacks, a malloc arena per thread, the runtime libraries' pools).
+    const std::uint64_t cur = rl.rlim_cur, left = cur > mapped ? cur - mapped : 0;
+    const std::uint64_t reserve = left / 5 + (256ull << 20);
+    const std::uint64_t usable = left > reserve ? left - reserve : 0;
+    if (usable < c.bytes) c = {usable, name};
+  }
+  // cgroup v2, then v1 (whose "unlimited" is a huge number, above the machine's memory).
+  std::optional<std::uint64_t> cg = number_in("/sys/fs/cgroup/memory.max");
+  if (!cg) cg = number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+  if (cg && *cg < physical_memory_bytes()) {
+    const std::uint64_t usable = *cg / 5 * 4;
+    if (usable < c.bytes) c = {usable, "the cgroup's memory.max"};
+  }
+  return c;
 }
 
 std::uint64_t peak_rss_bytes() noexcept {

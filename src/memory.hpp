@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 
 #include "retra/error.hpp"
@@ -87,6 +88,17 @@ class LargeArray {
 // Physical RAM in bytes (sysconf), the peak resident set size of this process (getrusage) and
 // its resident set size now (/proc/self/statm; 0 where that cannot be read).
 std::uint64_t physical_memory_bytes() noexcept;
+
+// A hard bound on the memory this process can still use, and what sets it: the address-space
+// and data limits (`ulimit -v`, `ulimit -d`: what is left of them, less a reserve for thread
+// stacks and malloc arenas, which count against them too) and the cgroup's memory.max (what a
+// container grants; beyond it the OOM killer ends the process). bytes is UINT64_MAX when nothing
+// bounds the process but the machine.
+struct MemoryCeiling {
+  std::uint64_t bytes = ~std::uint64_t{0};
+  std::string source;  // "ulimit -v", "ulimit -d", "the cgroup's memory.max"
+};
+MemoryCeiling memory_ceiling() noexcept;
 std::uint64_t peak_rss_bytes() noexcept;
 std::uint64_t current_rss_bytes() noexcept;
 

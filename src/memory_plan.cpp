@@ -23,6 +23,14 @@ std::string format_bytes(std::uint64_t b) {
 
 std::uint64_t default_memory_limit() { return physical_memory_bytes() / 5 * 4; }
 
+MemoryLimit effective_memory_limit(std::uint64_t asked) {
+  MemoryLimit l = asked ? MemoryLimit{asked, "--memory", false}
+                        : MemoryLimit{default_memory_limit(), "80% of the machine's memory", false};
+  const MemoryCeiling c = memory_ceiling();
+  if (c.bytes < l.bytes) l = {c.bytes, c.source, true};
+  return l;
+}
+
 Result<std::uint64_t> parse_memory_size(const std::string& text) {
   auto bad = [&] {
     return Error(Errc::invalid_argument,
@@ -56,10 +64,12 @@ Result<std::uint64_t> parse_memory_size(const std::string& text) {
   return static_cast<std::uint64_t>(bytes);
 }
 
-Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit,
+Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, const MemoryLimit& lim,
                                bool allow_over) {
   MemoryPlan plan;
+  const std::uint64_t limit = lim.bytes;
   plan.limit = limit;
+  plan.limit_source = lim.source;
   for (const auto& n : needs) {
     SegmentPlan s{n, true};
     if (s.bytes() > limit) s.dependencies_in_memory = false;
@@ -67,11 +77,17 @@ Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint6
       if (!allow_over)
         return Error(
             Errc::resource,
-            fmt::format("building segment {} needs {} for its own arrays (plus a {} "
-                        "block cache), more than the memory limit of {}; raise --memory "
-                        "(up to the machine's {}) or build a smaller range",
-                        n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
-                        format_bytes(limit), format_bytes(physical_memory_bytes())));
+            lim.hard
+                ? fmt::format("building segment {} needs {} for its own arrays (plus a {} "
+                              "block cache), more than the {} that {} leaves this process; "
+                              "raise that limit or build a smaller range",
+                              n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
+                              format_bytes(limit), lim.source)
+                : fmt::format("building segment {} needs {} for its own arrays (plus a {} "
+                              "block cache), more than the memory limit of {}; raise "
+                              "--memory (up to the machine's {}) or build a smaller range",
+                              n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
+                              format_bytes(limit), format_bytes(physical_memory_bytes())));
       s.fits = false;
     }
     if (s.bytes() > plan.peak_bytes) {
@@ -97,6 +113,7 @@ std::string MemoryPlan::summary() const {
                   format_bytes(peak->dependencies_in_memory ? peak->need.dependency_bytes
                                                             : peak->cache_bytes()),
                   peak->dependencies_in_memory ? "in memory" : "block cache", format_bytes(limit));
+  if (!limit_source.empty()) line += fmt::format(" ({})", limit_source);
   if (on_disk)
     line += fmt::format("; {} segment(s) read their capture targets block-wise from disk", on_disk);
   return line;

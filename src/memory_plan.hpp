@@ -37,15 +37,32 @@ struct SegmentPlan {
 struct MemoryPlan {
   std::vector<SegmentPlan> segments;
   std::uint64_t limit = 0;
+  std::string limit_source;  // what set the limit (MemoryLimit::source)
   std::uint64_t peak_bytes = 0;
   std::string peak_segment;
   std::string summary() const;  // one line for the build log
 };
 
+// The limit a build plans with, and what set it (for messages).
+struct MemoryLimit {
+  std::uint64_t bytes = 0;
+  std::string source;  // "--memory", "80% of the machine's memory", "ulimit -v", ...
+  bool hard = false;   // set by a limit of the process (ulimit, cgroup), not by --memory
+};
+
+// `asked` (0: the default, 80% of physical RAM), never above what the process may use at all
+// (memory_ceiling(): ulimit -v / -d, the cgroup's memory.max), so a build refuses before it
+// allocates instead of failing or being killed half way.
+MemoryLimit effective_memory_limit(std::uint64_t asked);
+
 // A segment whose own arrays exceed the limit is an error, or (allow_over: for `build --plan`)
-// a segment marked as not fitting.
-Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit,
+// a segment marked as not fitting. The error says what to raise.
+Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, const MemoryLimit& limit,
                                bool allow_over = false);
+inline Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit,
+                                      bool allow_over = false) {
+  return plan_memory(needs, MemoryLimit{limit, "--memory", false}, allow_over);
+}
 
 // The default limit: 80% of physical RAM.
 std::uint64_t default_memory_limit();

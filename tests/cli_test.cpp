@@ -27,20 +27,20 @@ struct Outcome {
   std::string out, err;
 };
 
-Outcome retra(std::vector<std::string> args) {
+// Runs `program args...`; retra() runs the retra binary.
+Outcome run(std::string program, std::vector<std::string> args) {
   test::TempDir tmp;
   const std::string out = (tmp / "out").string(), err = (tmp / "err").string();
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::string program = RETRA_BINARY;
   std::vector<char*> argv = {program.data()};
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid;
   Outcome r;
-  if (posix_spawn(&pid, RETRA_BINARY, &fa, nullptr, argv.data(), environ) != 0) return r;
+  if (posix_spawn(&pid, program.c_str(), &fa, nullptr, argv.data(), environ) != 0) return r;
   posix_spawn_file_actions_destroy(&fa);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -49,6 +49,8 @@ Outcome retra(std::vector<std::string> args) {
   r.err = io::read_file(err).value();
   return r;
 }
+
+Outcome retra(std::vector<std::string> args) { return run(RETRA_BINARY, std::move(args)); }
 
 void expect_failure(const Outcome& r, int code, std::string_view fragment) {
   EXPECT_EQ(r.exit, code) << "stdout: " << r.out << "\nstderr: " << r.err;
@@ -554,6 +556,29 @@ TEST(CliCorruption, FlippedBlockByteFailsVerifyAndProbe) {
   EXPECT_NE(p.err.find("block 3 "), std::string::npos) << p.err;
   EXPECT_EQ(nlohmann::json::parse(p.out)["error"]["code"], "corrupt");
   EXPECT_EQ(p.out.find("\"value\""), std::string::npos);
+}
+
+// Under an address-space limit smaller than the build needs, the plan refuses (exit 6, naming
+// the limit) before anything is allocated or written; a small build fits under a generous one.
+TEST(CliMemory, AnAddressSpaceLimitIsPlannedForNotHitHalfWay) {
+#ifdef RETRA_SANITIZE
+  GTEST_SKIP() << "the sanitizers reserve terabytes of address space: no ulimit -v";
+#else
+  test::TempDir dir;
+  const std::string db = (dir / "db").string();
+  auto under = [&](const char* kib, std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {"-c", std::string("ulimit -v ") + kib + " && exec \"$0\" \"$@\"", RETRA_BINARY});
+    return run("/bin/sh", args);
+  };
+  const Outcome refused =
+      under("600000", {"build", "awari", "--stones", "0-20", "--db", db, "--threads", "2"});
+  expect_failure(refused, 6, "ulimit -v");
+  EXPECT_FALSE(std::filesystem::exists(db)) << "nothing written";
+  const Outcome fits =
+      under("4000000", {"build", "awari", "--stones", "0-10", "--db", db, "--threads", "2"});
+  EXPECT_EQ(fits.exit, 0) << fits.err;
+#endif
 }
 
 }  // namespace

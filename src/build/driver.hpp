@@ -281,8 +281,7 @@ class Driver {
                        kernel_bytes(req_.kernel, g.segment_size(Seg(s)), state, req_.threads),
                        resident[k]});
     }
-    auto p = plan_memory(needs, req_.memory_limit ? req_.memory_limit : default_memory_limit(),
-                         req_.plan_only);
+    auto p = plan_memory(needs, effective_memory_limit(req_.memory_limit), req_.plan_only);
     if (!p) return std::move(p).error();
     in_memory_.assign(static_cast<std::size_t>(n_), true);
     std::size_t i = 0;  // p->segments follow the segments to build in order_, as `needs` did

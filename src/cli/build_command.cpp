@@ -62,14 +62,15 @@ int print_plan(const Common& c, const MemoryPlan& p, const Nouns& nouns) {
     print_json({{"ok", over == 0},
                 {"plan",
                  {{"limit_bytes", p.limit},
+                  {"limit_source", p.limit_source},
                   {"peak_bytes", p.peak_bytes},
                   {"peak_segment", p.peak_segment},
                   {std::string(nouns.segments), segs}}}});
   else
     std::cout << fmt::format(
-        "limit {}: {} {} with dependencies in memory, {} reading them block-wise from disk, {} "
-        "that do not fit\n",
-        format_bytes(p.limit), in_memory, nouns.segments, block_wise, over);
+        "limit {} ({}): {} {} with dependencies in memory, {} reading them block-wise from "
+        "disk, {} that do not fit\n",
+        format_bytes(p.limit), p.limit_source, in_memory, nouns.segments, block_wise, over);
   return over ? 6 : kOk;
 }
 
