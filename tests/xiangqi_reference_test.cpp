@@ -171,22 +171,17 @@ Board mirrored(const Board& b) {
 // The pieces on a board, as a sorted list of codes: boards of one material have equal lists.
 // With pawn_ranks, each pawn counts with its rank (a P(n) endgame is one set of pawn ranks).
 std::string material_key(const Board& b, bool pawn_ranks) {
-  std::string k;
-  for (int sq = 0; sq < 90; ++sq)
-    if (b[sq]) {
-      k += static_cast<char>(b[sq]);
-      if (pawn_ranks && type_of(b[sq]) == pawn) k += static_cast<char>('0' + sq / 9);
-    }
-  std::vector<std::string> parts;
-  for (std::size_t i = 0; i < k.size();) {
-    const std::size_t len = pawn_ranks && type_of(static_cast<std::uint8_t>(k[i])) == pawn ? 2 : 1;
-    parts.push_back(k.substr(i, len));
-    i += len;
+  std::vector<std::string> pieces;
+  for (int sq = 0; sq < 90; ++sq) {
+    if (!b[sq]) continue;
+    std::string piece(1, static_cast<char>(b[sq]));
+    if (pawn_ranks && type_of(b[sq]) == pawn) piece += static_cast<char>('0' + sq / 9);
+    pieces.push_back(piece);
   }
-  std::sort(parts.begin(), parts.end());
-  std::string out;
-  for (const auto& x : parts) out += x;
-  return out;
+  std::sort(pieces.begin(), pieces.end());
+  std::string key;
+  for (const auto& p : pieces) key += p;
+  return key;
 }
 
 }  // namespace ref

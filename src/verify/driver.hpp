@@ -33,10 +33,9 @@ namespace retra::verifier {
 inline constexpr std::size_t kListed = 1 << 20;
 inline constexpr std::size_t kDiagnosed = 1 << 16;
 
-template <class Array>
 struct Recomputed {
   std::string kernel;
-  Array values;
+  LargeArray<std::uint8_t> values;
 };
 
 // `verify --full` for a score segment: its values recomputed from the verified supporting
@@ -45,11 +44,10 @@ struct Recomputed {
 // the two are different algorithms (value iteration from zero against retrograde counters,
 // docs/VERIFY.md) that agree only on the game's values.
 template <class G>
-Result<Recomputed<LargeArray<std::uint8_t>>> recompute(const G& g, const typename G::SegmentId& s,
-                                                       const std::vector<const std::uint8_t*>& vals,
-                                                       const std::string& built_with,
-                                                       const VerifyOptions& opt,
-                                                       const std::string& label) {
+Result<Recomputed> recompute(const G& g, const typename G::SegmentId& s,
+                             const std::vector<const std::uint8_t*>& vals,
+                             const std::string& built_with, const VerifyOptions& opt,
+                             const std::string& label) {
   builder::Lookup<G, ValueKind::score> lookup(g, g.segments());
   for (const auto& d : g.dependencies(s))
     lookup.use(static_cast<int>(d), vals[static_cast<std::size_t>(static_cast<int>(d))]);
@@ -60,7 +58,7 @@ Result<Recomputed<LargeArray<std::uint8_t>>> recompute(const G& g, const typenam
   ko.threads = std::max(1, opt.threads);
   ko.progress = opt.progress;
   ko.label = label + " (full: recomputing)";
-  Recomputed<LargeArray<std::uint8_t>> r;
+  Recomputed r;
   if (built_with == "forward") {
     r.kernel = "backward";
     auto st = kernels::backward_as<ValueKind::score>(g, s, values->span(), lookup, ko);

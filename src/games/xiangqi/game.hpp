@@ -156,10 +156,11 @@ MoveCount detail::game_moves(const Game& g, int s, const Position& p, F&& f) {
     if (e.slots[i].color != p.side) continue;
     auto on_move = [&](const Move& m) {
       ++mc.legal;
+      // A pinned pawn stepping forward changes its level, capturing or not.
+      const bool advances = e.advance_target[i] >= 0 && rank_of(m.to) != rank_of(m.from);
       if (m.captured) {
         int victim = 0;
         while (p.sq[victim] != m.to || e.slots[victim].color == p.side) ++victim;
-        const bool advances = e.advance_target[i] >= 0 && rank_of(m.to) != rank_of(m.from);
         const int target =
             advances ? e.capture_advance_target[static_cast<std::size_t>(i * e.n + victim)]
                      : e.capture_target[victim];
@@ -174,7 +175,7 @@ MoveCount detail::game_moves(const Game& g, int s, const Position& p, F&& f) {
         f(Child<int>{target, g.rank(target, c), 0, true});
         return;
       }
-      if (e.advance_target[i] >= 0 && rank_of(m.to) != rank_of(m.from)) {
+      if (advances) {
         const int target = e.advance_target[i];
         const Position c = g.relayout(s, p, i, m.to, -1, target);
         f(Child<int>{target, g.rank(target, c), 0, true});
