@@ -14,6 +14,13 @@ add_library(retra_xxhash INTERFACE)
 target_include_directories(retra_xxhash SYSTEM INTERFACE ${XXHASH_INCLUDE_DIR})
 target_link_libraries(retra_xxhash INTERFACE ${XXHASH_LIBRARY})
 
+# cpp-httplib (libcpp-httplib-dev): Debian ships it compiled, with a pkg-config file whose
+# definitions (TLS, zlib, brotli) the header needs to match the library's classes.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+add_library(retra_httplib INTERFACE)
+target_link_libraries(retra_httplib INTERFACE PkgConfig::HTTPLIB)
+
 if(TARGET zstd::libzstd_shared AND NOT RETRA_STATIC)
   set(RETRA_ZSTD zstd::libzstd_shared)
 else()
@@ -32,6 +39,17 @@ if(RETRA_STATIC)
 else()
   set(RETRA_OPENMP OpenMP::OpenMP_CXX)
   set(RETRA_FMT fmt::fmt)
+endif()
+
+if(RETRA_PYTHON)
+  # Debian's interpreter, which has numpy, pytest and selenium from apt (scripts/setup.sh), even
+  # where another python3 comes first on PATH.
+  if(NOT Python_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python interpreter for the module")
+  endif()
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(Python COMPONENTS Interpreter Development.Module REQUIRED)
+  find_package(pybind11 CONFIG REQUIRED)
 endif()
 
 if(RETRA_BUILD_TESTS)

@@ -5,6 +5,14 @@ option(RETRA_BUILD_BENCHMARKS "Build the Google Benchmark micro benchmarks" ON)
 option(RETRA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(RETRA_TSAN "Build with ThreadSanitizer (clang with libomp, whose Archer tool tells TSan about OpenMP's synchronization)" OFF)
 option(RETRA_STATIC "Link the retra executable fully statically (for machines without the -dev packages)" OFF)
+# The Python module is built in plain builds only: an instrumented extension would need the
+# sanitizer runtime preloaded into the interpreter.
+if(RETRA_SANITIZE OR RETRA_TSAN OR RETRA_STATIC)
+  set(retra_python_default OFF)
+else()
+  set(retra_python_default ON)
+endif()
+option(RETRA_PYTHON "Build the Python module (pybind11) and its tests" ${retra_python_default})
 set(RETRA_ARCH "native" CACHE STRING "Value for -march (empty: compiler default)")
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what retra needs to build and test on Debian 12, with apt-get, only if missing
 # (stockfish is a second chess move generator for the tests only, never part of retra; clang and
-# libomp, whose Archer tool makes OpenMP visible to ThreadSanitizer, build the TSan tests only).
+# libomp, whose Archer tool makes OpenMP visible to ThreadSanitizer, build the TSan tests only;
+# chromium, its driver and selenium run the web explorer's browser test).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
@@ -11,6 +12,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-format python3 time
+  libcpp-httplib-dev pybind11-dev python3-dev python3-numpy python3-pytest
+  chromium chromium-driver python3-selenium
   clang libomp-14-dev
   stockfish
 )

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "src/util/json.hpp"
+
 namespace retra::cli {
 
 int exit_code(Errc code) {
@@ -39,7 +41,7 @@ int Common::resolved_threads() const {
   return h ? static_cast<int>(h) : 1;
 }
 
-void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
+void print_json(const nlohmann::json& j) { std::cout << dump_json(j) << std::endl; }
 
 int report_error(const Common& c, const Error& e) {
   std::cerr << "retra: error: " << e.message() << std::endl;

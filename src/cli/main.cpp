@@ -1,13 +1,18 @@
-// `retra`: command-line front end. Subcommands: build, verify, probe, stats, info, solve, games;
-// every one of them dispatches through the database's (or the named) game module.
+// `retra`: command-line front end. Subcommands: build, verify, probe, stats, info, solve, serve,
+// games; every one of them dispatches through the database's (or the named) game module.
 // Thread safety: main thread; library calls use their own worker threads.
+#include <pthread.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "src/serve/explorer.hpp"
 #include "src/util/text.hpp"
 #include "src/verify/verify.hpp"
 #include "src/version.hpp"
@@ -132,6 +137,46 @@ int verify_cmd(const Common& c, const Database& db, const GameModule& game, bool
   return kOk;
 }
 
+// `retra serve`: opens every database, binds, prints where it listens, serves until SIGINT or
+// SIGTERM (a helper thread waits for them, so that the server stops cleanly between requests).
+int serve_cmd_run(const Common& c, const std::vector<std::filesystem::path>& dirs,
+                  const serve::ServeOptions& opt) {
+  auto ex = serve::Explorer::open(dirs);
+  if (!ex) return report_error(c, ex.error());
+  serve::Server server(**ex, opt);
+  auto port = server.bind();
+  if (!port) return report_error(c, port.error());
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // every thread started from here on inherits it
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    server.stop();
+  });
+  const std::string url = fmt::format("http://{}:{}/", opt.bind, *port);
+  nlohmann::json dbs = nlohmann::json::array();
+  for (const auto& s : (*ex)->databases())
+    dbs.push_back({{"name", s.name}, {"game", s.game->name()}, {"dir", s.dir.string()}});
+  if (c.json)
+    print_json({{"ok", true}, {"url", url}, {"port", *port}, {"databases", dbs}});
+  else {
+    std::cout << "retra serve: listening on " << url << " (Ctrl-C stops)\n";
+    for (const auto& s : (*ex)->databases())
+      std::cout << fmt::format("  {}explore?db={}  ({}, {})\n", url, s.name, s.game->name(),
+                               s.dir.string());
+    std::cout << std::flush;
+  }
+  auto r = server.run();
+  // A failed listener stops here too: wake the waiter so that it can be joined.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  if (!r) return report_error(c, r.error());
+  return kOk;
+}
+
 // Prints a module's report (JSON or text).
 int print_report(const Common& c, const Result<Report>& r) {
   if (!r) return report_error(c, r.error());
@@ -247,6 +292,22 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(0.0, 100.0));
   solve->add_option("--seed", solve_args.seed, "MC-PNS: random seed (1)");
   solve->callback([&] { exit = solve_cmd(c, solve_args); });
+
+  std::vector<std::filesystem::path> serve_dbs;
+  serve::ServeOptions serve_opt;
+  auto* serve_cmd =
+      app.add_subcommand("serve", "Explore databases in a web browser (and a JSON API), read-only");
+  serve_cmd->add_option("--db", serve_dbs, "Database directory (repeat for several)")->required();
+  serve_cmd->add_option("--port", serve_opt.port, "TCP port (0: any free one)")
+      ->check(CLI::Range(0, 65535));
+  serve_cmd->add_option("--bind", serve_opt.bind,
+                        "Address to listen on (default 127.0.0.1: this machine only)");
+  serve_cmd
+      ->add_option("--threads", serve_opt.threads,
+                   "Connection threads (default: 4 per hardware thread, at least 32)")
+      ->check(CLI::Range(1, 4096));
+  serve_cmd->add_flag("--json", c.json, "Print the address as JSON once listening");
+  serve_cmd->callback([&] { exit = serve_cmd_run(c, serve_dbs, serve_opt); });
 
   auto* games_cmd = app.add_subcommand("games", "List the games retra can build");
   games_cmd->add_flag("--json", c.json, "Print the list as JSON");

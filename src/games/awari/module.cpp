@@ -298,6 +298,11 @@ Result<int> stored_value(const Database& db, const Board& b) {
 
 }  // namespace
 
+namespace {
+// A score's result for the side to move, as every game's probe names it (front ends colour by it).
+std::string_view outcome(int score) { return score > 0 ? "win" : score < 0 ? "loss" : "draw"; }
+}  // namespace
+
 Result<Report> Module::probe_report(const Database& db, std::string_view position) {
   auto parsed = parse_board(position);
   if (!parsed) return std::move(parsed).error();
@@ -318,12 +323,16 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
       v = m.captured - *cv;
       if (*v == *value) best.push_back(pit);
     }
-    moves.push_back({{"pit", pit},
-                     {"stones", b.pit[pit]},
-                     {"kind", kind_name(m.kind)},
-                     {"legal", v.has_value()},
-                     {"captured", m.captured},
-                     {"value", v ? nlohmann::json(*v) : nlohmann::json(nullptr)}});
+    moves.push_back(
+        {{"pit", pit},
+         {"stones", b.pit[pit]},
+         {"kind", kind_name(m.kind)},
+         {"legal", v.has_value()},
+         {"captured", m.captured},
+         {"value", v ? nlohmann::json(*v) : nlohmann::json(nullptr)},
+         {"outcome", v ? nlohmann::json(outcome(*v)) : nlohmann::json(nullptr)},
+         // The position the move leads to (its mover first), for a front end to play.
+         {"child", v ? nlohmann::json(format_board(m.child)) : nlohmann::json(nullptr)}});
     rows += fmt::format("{:>4} {:>7}  {:<8} {:>8} {:>6}\n", pit, b.pit[pit], kind_name(m.kind),
                         m.captured ? std::to_string(m.captured) : "",
                         v ? fmt::format("{:+d}", *v) : "-");
@@ -340,6 +349,7 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
             {"stones", b.stones()},
             {"index", rank(b)},
             {"value", *value},
+            {"outcome", outcome(*value)},
             {"moves", moves},
             {"best", best},
             {"terminal", terminal.empty() ? nlohmann::json(nullptr) : nlohmann::json(terminal)}};

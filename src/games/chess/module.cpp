@@ -692,6 +692,12 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
     nlohmann::json j = value_json(m.value);
     j["uci"] = uci(mv);
     j["move"] = uci(mv);
+    // The position the move leads to, for a front end to play it (the legal move itself knows
+    // whether it captures, en passant included, which the halfmove clock needs).
+    for_each_legal_move(*b, [&](const Move& legal) {
+      if (legal.from == mv.from && legal.to == mv.to && legal.promotion == mv.promotion)
+        j["child"] = to_fen(play(*b, legal));
+    });
     mj.push_back(j);
     rows += fmt::format("  {:<6} {}\n", uci(mv), value_text(m.value));
   }

@@ -29,6 +29,9 @@ constexpr OptionSpec kTargetOptions[] = {
 
 }  // namespace
 
+// The result for the side to move, as every game's probe names it (front ends colour by it).
+std::string_view outcome(int v) { return v == 0 ? "draw" : v & 1 ? "win" : "loss"; }
+
 std::string describe(int v, const std::string& metric) {
   if (v == 0) return "draw";
   if (v == 1) return "wins at once: the side to move can capture the opponent's king";
@@ -463,6 +466,7 @@ Result<Report> Module::probe_report(const Database& db, std::string_view fen) {
     std::string move;
     bool capture;
     int value;
+    std::string child;  // the FEN the move leads to, for a front end to play it
   };
   std::vector<MoveValue> moves;
   if (m.armless()) {
@@ -521,7 +525,11 @@ Result<Report> Module::probe_report(const Database& db, std::string_view fen) {
       detail::piece_moves(b, pos->sq[i], on_move);
     }
     for (std::size_t k = 0; k < ordered.size(); ++k) {
-      MoveValue mv{move_name(b, ordered[k]), ordered[k].captured != 0, 0};
+      Board after = b;
+      after[ordered[k].to] = after[ordered[k].from];
+      after[ordered[k].from] = 0;
+      MoveValue mv{move_name(b, ordered[k]), ordered[k].captured != 0, 0,
+                   to_fen(after, opposite(fp->side))};
       // In a distance-to-conversion endgame a conversion is a win now (1) or a loss (2).
       if (metric == "dtc" && children[k].converts && children[k].value != 0)
         mv.value = (children[k].value & 1) ? 2 : 1;
@@ -540,7 +548,9 @@ Result<Report> Module::probe_report(const Database& db, std::string_view fen) {
     mj.push_back({{"move", mv.move},
                   {"capture", mv.capture},
                   {"value", mv.value},
-                  {"meaning", describe(mv.value, metric)}});
+                  {"meaning", describe(mv.value, metric)},
+                  {"outcome", outcome(mv.value)},
+                  {"child", mv.child}});
   r.json = {{"ok", true},
             {"game", Game::kName},
             {"fen", normalized},
@@ -550,6 +560,7 @@ Result<Report> Module::probe_report(const Database& db, std::string_view fen) {
             {"value", value},
             {"metric", metric},
             {"meaning", describe(value, metric)},
+            {"outcome", outcome(value)},
             {"distance_plies", value >= 2 ? nlohmann::json(value - 2) : nlohmann::json()},
             {"moves", mj},
             {"best", best}};
