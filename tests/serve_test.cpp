@@ -264,6 +264,25 @@ TEST_F(ServeHttpTest, KeepAliveClientsSideBySideGetTheRightAnswers) {
   EXPECT_EQ(wrong, 0);
 }
 
+// More clients than connection threads, connecting at once: the later ones wait their turn (a
+// listen backlog beyond httplib's 5), none is refused or dropped.
+TEST_F(ServeHttpTest, SixtyFourClientsConnectingAtOnceAreAllServed) {
+  const std::string position = "1,1,1,1,1,2,1,0,0,0,0,0";
+  const nlohmann::json expected = probe("awari", position);
+  std::atomic<int> ok{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 64; ++t)
+    clients.emplace_back([&] {
+      httplib::Client c("127.0.0.1", port_);
+      c.set_keep_alive(false);
+      c.set_read_timeout(30, 0);
+      auto r = c.Get(probe_path("awari", position));
+      if (r && r->status == 200 && nlohmann::json::parse(r->body) == expected) ++ok;
+    });
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(ok, 64);
+}
+
 TEST_F(ServeHttpTest, AThousandMalformedRequestsLeaveItServing) {
   std::mt19937 rng(7);
   auto c = client();

@@ -1,6 +1,8 @@
 // The explorer's HTTP server: cpp-httplib (Debian's libcpp-httplib-dev) around Explorer::get.
 // GET only, bounded request sizes and timeouts, a fixed pool of connection threads.
 // Thread safety: run() blocks its caller; stop() may be called from any thread.
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,6 +29,7 @@ struct Server::Impl {
   // consistent): either run() sees the request, or stop() sees run() active and waits until
   // httplib is listening before it stops it.
   std::atomic<bool> stop_requested{false}, active{false};
+  int listen_fd = -1;
 };
 
 Server::Server(const Explorer& explorer, const ServeOptions& opt)
@@ -50,9 +53,11 @@ Server::Server(const Explorer& explorer, const ServeOptions& opt)
   http.set_payload_max_length(4096);  // GET requests carry no body worth reading
   // httplib's default also sets SO_REUSEPORT, which would let a second `retra serve` share the
   // port silently and take half the requests; SO_REUSEADDR alone only allows a quick restart.
-  http.set_socket_options([](socket_t sock) {
+  Impl* self = impl_.get();
+  http.set_socket_options([self](socket_t sock) {
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    self->listen_fd = sock;  // the listening socket, for its backlog (bind())
   });
   const Explorer* ex = &explorer;
   http.Get(".*", [ex](const httplib::Request& req, httplib::Response& res) {
@@ -106,6 +111,9 @@ Result<int> Server::bind() {
     return Error(Errc::io, fmt::format("cannot listen on {}:{} (in use, or not an address of this "
                                        "machine); choose another --port or --bind",
                                        s.opt.bind, s.opt.port));
+  // httplib listens with a backlog of 5: clients connecting at once beyond it lose their SYN and
+  // retry a second later. Listening again on the bound socket raises the backlog (Linux).
+  if (s.listen_fd >= 0) ::listen(s.listen_fd, SOMAXCONN);
   return s.port;
 }
 

@@ -4,6 +4,7 @@
 # permalink and an error message work. With RETRA_SCREENSHOTS=DIR it saves each game's page there.
 import json
 import os
+import random
 import shutil
 import subprocess
 import time
@@ -94,10 +95,26 @@ def open_page(driver, server, db, position):
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
 
 
+def walk(db, start, plies, rng):
+    """A position `plies` random moves after `start` (following `retra probe`'s children)."""
+    position = start
+    for _ in range(plies):
+        moves = [m for m in cli_probe(db, position)[1]["moves"] if m.get("legal", True)]
+        if not moves:
+            break
+        position = rng.choice(moves)["child"]
+    return position
+
+
 @pytest.mark.parametrize("db", ["awari", "xq", "chess"])
 def test_the_page_shows_the_cli_value_and_plays_moves(server, browser, db):
     d = server["dbs"][db]
-    for position in POSITIONS[db]:
+    # The fixed positions, then positions chosen by random walks from them (seed printed).
+    seed = int(os.environ.get("RETRA_BROWSER_SEED", "20261127"))
+    rng = random.Random(seed)
+    print(f"{db}: random walks with seed {seed}")
+    positions = POSITIONS[db] + [walk(d, p, rng.randint(1, 6), rng) for p in POSITIONS[db]]
+    for position in positions:
         open_page(browser, server, db, position)
         expected, j = cli_probe(d, position)
         value, shown_position = shown(browser)
@@ -110,6 +127,8 @@ def test_the_page_shows_the_cli_value_and_plays_moves(server, browser, db):
         assert len(items) == len(legal)
         for li, m in zip(items, legal):
             assert (m.get("outcome") or "") in li.get_attribute("class")
+        if not items:  # a decided position (a king capturable, no armed piece left)
+            continue
         # Click the last listed move: the page shows the child and the child's value.
         child, label = items[-1].get_attribute("data-child"), items[-1].get_attribute("data-move")
         child_expected, cj = cli_probe(d, child)
@@ -124,6 +143,7 @@ def test_the_page_shows_the_cli_value_and_plays_moves(server, browser, db):
         # The permalink reproduces the position.
         assert "position=" in browser.find_element(By.ID, "permalink").get_attribute("href")
     if os.environ.get("RETRA_SCREENSHOTS"):
+        open_page(browser, server, db, POSITIONS[db][0])
         time.sleep(0.3)
         browser.save_screenshot(os.path.join(os.environ["RETRA_SCREENSHOTS"],
                                              f"explorer-{db}.png"))
