@@ -4,6 +4,7 @@ option(RETRA_BUILD_TESTS "Build the GoogleTest suite" ON)
 option(RETRA_BUILD_BENCHMARKS "Build the Google Benchmark micro benchmarks" ON)
 option(RETRA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(RETRA_TSAN "Build with ThreadSanitizer (clang with libomp, whose Archer tool tells TSan about OpenMP's synchronization)" OFF)
+option(RETRA_FUZZ "Also link the fuzz targets with libFuzzer (clang; scripts/fuzz.sh)" OFF)
 option(RETRA_STATIC "Link the retra executable fully statically (for machines without the -dev packages)" OFF)
 # The Python module is built in plain builds only: an instrumented extension would need the
 # sanitizer runtime preloaded into the interpreter.
@@ -36,6 +37,10 @@ if(RETRA_SANITIZE)
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_link_options(retra_flags INTERFACE -fsanitize=address,undefined)
   target_compile_definitions(retra_flags INTERFACE RETRA_SANITIZE=1)
+endif()
+if(RETRA_FUZZ)
+  # Coverage for libFuzzer on every retra target; the fuzz executables add the fuzzer's main.
+  target_compile_options(retra_flags INTERFACE -fsanitize=fuzzer-no-link)
 endif()
 if(RETRA_TSAN)
   target_compile_options(retra_flags INTERFACE -fsanitize=thread -fno-omit-frame-pointer)

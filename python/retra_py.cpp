@@ -304,10 +304,12 @@ py::list py_build(const std::string& game_name, const std::filesystem::path& db,
         list.push_back(item);
         continue;
       }
+      // Split at commas and drop empty items, as the CLI does ("KRK," is KRK).
       std::size_t start = 0;
       while (start <= item.size()) {
         const auto comma = item.find(',', start);
-        list.push_back(item.substr(start, comma == std::string::npos ? comma : comma - start));
+        std::string part = item.substr(start, comma == std::string::npos ? comma : comma - start);
+        if (!part.empty()) list.push_back(std::move(part));
         if (comma == std::string::npos) break;
         start = comma + 1;
       }

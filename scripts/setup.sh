@@ -14,7 +14,7 @@ packages=(
   clang-format python3 time
   libcpp-httplib-dev pybind11-dev python3-dev python3-numpy python3-pytest
   chromium chromium-driver python3-selenium
-  clang libomp-14-dev
+  clang libomp-14-dev libfuzzer-14-dev
   stockfish
 )
 

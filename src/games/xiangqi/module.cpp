@@ -55,8 +55,14 @@ Result<std::vector<std::string>> Module::targets(const OptionValues& values) {
                    fmt::format("--set '{}': the known set is fang151", set->second.front()));
     names = fang151();
   }
+  // Every name is checked here, as the module contract says (a fuzzer found "" passed through to
+  // the build, which refused it only later).
   if (auto eg = values.find("--endgame"); eg != values.end())
-    for (const auto& e : eg->second) names.push_back(e);
+    for (const auto& e : eg->second) {
+      auto m = parse_material(e);
+      if (!m) return std::move(m).error();
+      names.push_back(e);
+    }
   if (names.empty())
     return Error(Errc::invalid_argument,
                  "name the endgames: --endgame KRKGGMM (repeatable, or comma separated) or "
