@@ -151,33 +151,7 @@ class PyDatabase {
   std::string game() const { return std::string(game_->name()); }
   std::string path() const { return dir_.string(); }
 
-  py::object info() const {
-    const auto& m = db_->manifest();
-    nlohmann::json segs = nlohmann::json::array();
-    std::uint64_t entries = 0, file = 0, raw = 0;
-    for (const auto& s : m.segments) {
-      entries += s.entries;
-      file += s.file_bytes;
-      raw += s.raw_bytes;
-      segs.push_back({{"name", s.name},
-                      {"file", s.file},
-                      {"entries", s.entries},
-                      {"file_bytes", s.file_bytes},
-                      {"raw_bytes", s.raw_bytes},
-                      {"build", s.build}});
-    }
-    return to_python({{"game", m.game},
-                      {"variant", m.variant},
-                      {"indexer", m.indexer},
-                      {"value_encoding", m.value_encoding},
-                      {"tool_version", m.tool_version},
-                      {"created", m.created},
-                      {"updated", m.updated},
-                      {"segments", segs},
-                      {"entries", entries},
-                      {"file_bytes", file},
-                      {"raw_bytes", raw}});
-  }
+  py::object info() const { return to_python(info_json(*db_)); }
 
   py::object stats() const {
     auto r = game_->stats_report(*db_, std::nullopt);
@@ -292,11 +266,12 @@ py::list py_build(const std::string& game_name, const std::filesystem::path& db,
                   fmt::format("build {}: no option '{}' (options: {})", game_name,
                               py::str(k).cast<std::string>(), known)));
     }
+    // A string, a list of them, or a number (stones=16).
     std::vector<std::string> items;
-    if (py::isinstance<py::str>(v)) {
-      items.push_back(v.cast<std::string>());
-    } else {
+    if (!py::isinstance<py::str>(v) && py::isinstance<py::iterable>(v)) {
       for (auto x : v) items.push_back(py::str(x).cast<std::string>());
+    } else {
+      items.push_back(py::str(v).cast<std::string>());
     }
     auto& list = values[flag];
     for (const auto& item : items) {

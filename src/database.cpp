@@ -151,4 +151,37 @@ Status Database::save_manifest() {
                                format::to_json(manifest_).dump(2) + "\n");
 }
 
+nlohmann::json info_json(const Database& db) {
+  const auto& m = db.manifest();
+  auto ratio = [](std::uint64_t raw, std::uint64_t file) {
+    return file ? static_cast<double>(raw) / static_cast<double>(file) : 0.0;
+  };
+  std::uint64_t entries = 0, file = 0, raw = 0;
+  nlohmann::json segs = nlohmann::json::array();
+  for (const auto& s : m.segments) {
+    entries += s.entries;
+    file += s.file_bytes;
+    raw += s.raw_bytes;
+    segs.push_back({{"name", s.name},
+                    {"file", s.file},
+                    {"entries", s.entries},
+                    {"file_bytes", s.file_bytes},
+                    {"raw_bytes", s.raw_bytes},
+                    {"compression", ratio(s.raw_bytes, s.file_bytes)},
+                    {"build", s.build}});
+  }
+  return {{"game", m.game},
+          {"variant", m.variant},
+          {"indexer", m.indexer},
+          {"value_encoding", m.value_encoding},
+          {"tool_version", m.tool_version},
+          {"created", m.created},
+          {"updated", m.updated},
+          {"segments", segs},
+          {"entries", entries},
+          {"file_bytes", file},
+          {"raw_bytes", raw},
+          {"compression", ratio(raw, file)}};
+}
+
 }  // namespace retra

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "retra/error.hpp"
 #include "src/format/manifest.hpp"
 #include "src/format/segment.hpp"
@@ -59,5 +61,9 @@ class Database {
   mutable std::mutex mu_;
   mutable std::map<std::string, std::unique_ptr<format::SegmentReader>, std::less<>> readers_;
 };
+
+// What `retra info --json` and the Python module's info() report: identity, every segment's
+// sizes, compression and build record, and the totals.
+nlohmann::json info_json(const Database& db);
 
 }  // namespace retra

@@ -108,7 +108,7 @@ def test_build_and_verify_with_progress(tmp_path):
     reports = retra.build("awari", tmp_path / "a", stones="0-10", threads=2,
                           progress=lambda label, done, total: calls.append((label, done, total)))
     assert [r["stones"] for r in reports] == list(range(11))
-    again = retra.build("awari", tmp_path / "a", stones="0-10")
+    again = retra.build("awari", tmp_path / "a", stones=10)  # a number works too
     assert all(r["skipped"] for r in again)
     rep = retra.verify(tmp_path / "a", threads=2, progress=lambda *a: None)
     assert rep["ok"] and len(rep["segments"]) == 11

@@ -32,40 +32,15 @@ void add_db_options(CLI::App* cmd, Common& c, bool threads) {
 
 int info(const Common& c, const Database& db) {
   const auto& m = db.manifest();
-  std::uint64_t entries = 0, file = 0, raw = 0;
-  nlohmann::json segs = nlohmann::json::array();
-  for (const auto& s : m.segments) {
-    entries += s.entries;
-    file += s.file_bytes;
-    raw += s.raw_bytes;
-    segs.push_back({{"name", s.name},
-                    {"file", s.file},
-                    {"entries", s.entries},
-                    {"file_bytes", s.file_bytes},
-                    {"raw_bytes", s.raw_bytes},
-                    {"compression", s.file_bytes ? static_cast<double>(s.raw_bytes) /
-                                                       static_cast<double>(s.file_bytes)
-                                                 : 0.0},
-                    {"build", s.build}});
-  }
-  const double ratio = file ? static_cast<double>(raw) / static_cast<double>(file) : 0.0;
+  const nlohmann::json j = info_json(db);
   if (c.json) {
-    print_json({{"ok", true},
-                {"db", c.db.string()},
-                {"game", m.game},
-                {"variant", m.variant},
-                {"indexer", m.indexer},
-                {"value_encoding", m.value_encoding},
-                {"tool_version", m.tool_version},
-                {"created", m.created},
-                {"updated", m.updated},
-                {"segments", segs},
-                {"entries", entries},
-                {"file_bytes", file},
-                {"raw_bytes", raw},
-                {"compression", ratio}});
+    nlohmann::json out = {{"ok", true}, {"db", c.db.string()}};
+    out.update(j);
+    print_json(out);
     return kOk;
   }
+  const std::uint64_t entries = j["entries"], file = j["file_bytes"], raw = j["raw_bytes"];
+  const double ratio = j["compression"];
   std::cout << fmt::format(
       "database  {}\ngame      {} ({})\nindexer   {}\nvalues    {}\nwritten   by retra {}, "
       "created {}, updated {}\n",

@@ -7,20 +7,9 @@ window.retraGames = window.retraGames || {};
   const S = 60, M = 24;
   const toXY = ([f, r]) => [M + f * S + S / 2, M + (7 - r) * S + S / 2];
   const sq = name => ['abcdefgh'.indexOf(name[0]), Number(name[1]) - 1];
-  function pieces(fen) {
-    const out = [];
-    fen.split(' ')[0].split('/').forEach((row, i) => {
-      let f = 0;
-      for (const ch of row) {
-        if (/\d/.test(ch)) { f += Number(ch); continue; }
-        const r = 7 - i;
-        out.push({sq: [f, r], name: 'abcdefgh'[f] + (r + 1), letter: ch, text: FIG[ch] || ch,
-                  fill: ch === ch.toUpperCase() ? '#1565c0' : '#212121'});
-        ++f;
-      }
-    });
-    return out;
-  }
+  const pieces = fen => window.retraUI.fenPieces(fen, 8).map(({file, rank, ch}) => ({
+    sq: [file, rank], name: 'abcdefgh'[file] + (rank + 1), letter: ch, text: FIG[ch] || ch,
+    fill: ch === ch.toUpperCase() ? '#1565c0' : '#212121'}));
   function background(svg) {
     const {svgEl} = window.retraUI;
     for (let f = 0; f < 8; ++f)

@@ -82,7 +82,22 @@ function histogramPoints(h) {
     .sort((a, b) => a[0] - b[0]);
 }
 
-window.retraUI = {svgEl, gridBoard, barChart, histogramPoints};
+// The pieces of a FEN's board part (xiangqi and chess): the first rank written is the top one.
+// Returns [{file, rank, ch}] with rank 0 at the bottom.
+function fenPieces(fen, ranks) {
+  const out = [];
+  fen.split(' ')[0].split('/').forEach((row, i) => {
+    let f = 0;
+    for (const ch of row) {
+      if (/\d/.test(ch)) { f += Number(ch); continue; }
+      out.push({file: f, rank: ranks - 1 - i, ch});
+      ++f;
+    }
+  });
+  return out;
+}
+
+window.retraUI = {svgEl, gridBoard, barChart, histogramPoints, fenPieces};
 
 (async function main() {
   const params = new URLSearchParams(location.search);

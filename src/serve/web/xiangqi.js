@@ -7,20 +7,11 @@ window.retraGames = window.retraGames || {};
   const toXY = ([f, r]) => [M + f * S, M + (9 - r) * S];
   const sq = name => ['abcdefghi'.indexOf(name[0]), Number(name.slice(1))];
   // Pieces of a FEN's board part: the first rank written is rank 9 (Black's back rank).
-  function pieces(fen) {
-    const out = [];
-    fen.split(' ')[0].split('/').forEach((row, i) => {
-      let f = 0;
-      for (const ch of row) {
-        if (/\d/.test(ch)) { f += Number(ch); continue; }
-        const red = ch === ch.toUpperCase(), r = 9 - i;
-        out.push({sq: [f, r], name: 'abcdefghi'[f] + r, letter: ch,
-                  text: ch.toUpperCase(), fill: red ? '#c62828' : '#212121'});
-        ++f;
-      }
-    });
-    return out;
-  }
+  const pieces = fen => window.retraUI.fenPieces(fen, 10).map(({file, rank, ch}) => {
+    const red = ch === ch.toUpperCase();
+    return {sq: [file, rank], name: 'abcdefghi'[file] + rank, letter: ch, text: ch.toUpperCase(),
+            fill: red ? '#c62828' : '#212121'};
+  });
   function background(svg) {
     const {svgEl} = window.retraUI;
     const line = (a, b) => {
