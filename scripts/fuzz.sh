@@ -18,6 +18,7 @@ mkdir -p "$work"
 run_one() {
   local t="$1" max_len=4096
   [ "$t" = fuzz_files ] && max_len=65536
+  rm -rf "$work/$t/artifacts"  # only this run's findings are reported
   mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
   # New inputs go to the work corpus; the seeds are read, never written.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
