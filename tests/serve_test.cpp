@@ -168,8 +168,9 @@ TEST_F(ServeTest, BadRequestsGetJsonErrorsThatSayWhy) {
 }
 
 TEST_F(ServeTest, PagesAndScriptsAreCompiledIn) {
-  for (const char* path : {"/", "/explore", "/static/explore.js", "/static/awari.js",
-                           "/static/xiangqi.js", "/static/chess.js", "/static/style.css"}) {
+  for (const char* path :
+       {"/", "/explore", "/static/explore.js", "/static/games/awari.js", "/static/games/xiangqi.js",
+        "/static/games/chess.js", "/static/style.css"}) {
     const serve::Response r = explorer_->get(path, {});
     EXPECT_EQ(r.status, 200) << path;
     EXPECT_GT(r.body.size(), 200u) << path;

@@ -1,6 +1,7 @@
 // The explorer page for every game: reads ?db= and ?position=, probes through /api/probe, shows
 // the value, lists every move coloured by its outcome (click one to play it), keeps the history
-// for Undo, and draws the endgame's statistics. Boards are drawn by window.retraGames[game].
+// for Undo, and draws the endgame's statistics. Boards are drawn by window.retraGames[game], which
+// each game's script (/static/games/<game>.js) registers.
 'use strict';
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -109,7 +110,14 @@ window.retraUI = {svgEl, gridBoard, barChart, histogramPoints, fenPieces};
   $('db-name').textContent = db.name;
   $('game').textContent = '(' + db.game + ')';
   document.title = `retra explorer: ${db.name}`;
-  const game = window.retraGames[db.game];
+  // The game's board script (src/games/<game>/explorer.js), loaded for this game only.
+  await new Promise(resolve => {
+    const script = document.createElement('script');
+    script.src = `/static/games/${encodeURIComponent(db.game)}.js`;
+    script.onload = script.onerror = resolve;
+    document.head.appendChild(script);
+  });
+  const game = (window.retraGames || {})[db.game];
   if (!game) { showError(`this page has no board for game ${db.game}`); return; }
   const stats = await (await fetch('/api/stats?db=' + encodeURIComponent(db.name))).json();
   // history: [{position, json, state}]; state is the game's (Awari: who is South, stores).

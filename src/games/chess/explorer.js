@@ -1,3 +1,4 @@
+// Served as /static/games/chess.js by `retra serve` (compiled in by cmake/embed.cmake).
 // The chess board for the explorer: White below, pieces as Unicode figures. Positions are FENs;
 // every value is from the side to move's view (WDL under the 50-move rule, DTZ and DTM in plies).
 'use strict';

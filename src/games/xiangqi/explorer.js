@@ -1,3 +1,4 @@
+// Served as /static/games/xiangqi.js by `retra serve` (compiled in by cmake/embed.cmake).
 // The xiangqi board for the explorer: nine files, ten ranks, the river and both palaces; pieces by
 // the paper's letters (K G M R N C P; Red's below), which need no CJK font on the machine.
 'use strict';

@@ -1,3 +1,4 @@
+// Served as /static/games/awari.js by `retra serve` (compiled in by cmake/embed.cmake).
 // Awari's board for the explorer: North's pits F..A on top, South's a..f below, the stores at the
 // ends (stones captured along the line played here). Positions are the spec's 12 pit counts with
 // the side to move's pits first, so the page remembers who is South to keep the board still.
