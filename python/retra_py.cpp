@@ -21,6 +21,7 @@
 #include "src/database.hpp"
 #include "src/memory_plan.hpp"
 #include "src/module/module.hpp"
+#include "src/probe/prober_impl.hpp"
 #include "src/util/json.hpp"
 #include "src/verify/verify.hpp"
 
@@ -69,23 +70,7 @@ Exceptions* g_exc = nullptr;
 }
 
 Error from_status(const probe::Value& v) {
-  switch (v.status) {
-    case probe::Status::invalid_argument:
-    case probe::Status::wrong_game:
-      return Error(Errc::invalid_argument, v.message);
-    case probe::Status::not_found:
-      return Error(Errc::not_found, v.message);
-    case probe::Status::corrupt:
-      return Error(Errc::corrupt, v.message);
-    case probe::Status::io:
-      return Error(Errc::io, v.message);
-    case probe::Status::mismatch:
-      return Error(Errc::mismatch, v.message);
-    case probe::Status::resource:
-      return Error(Errc::resource, v.message);
-    default:
-      return Error(Errc::internal, v.message);
-  }
+  return Error(probe::detail::errc_of(v.status), v.message);
 }
 
 // nlohmann::json -> Python objects, through the json module (exact, and not a hot path).

@@ -45,9 +45,7 @@ void print_json(const nlohmann::json& j) { std::cout << dump_json(j) << std::end
 
 int report_error(const Common& c, const Error& e) {
   std::cerr << "retra: error: " << e.message() << std::endl;
-  if (c.json)
-    print_json({{"ok", false},
-                {"error", {{"code", std::string(errc_name(e.code()))}, {"message", e.message()}}}});
+  if (c.json) print_json(error_json(errc_name(e.code()), e.message()));
   return exit_code(e.code());
 }
 

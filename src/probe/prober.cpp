@@ -59,6 +59,30 @@ Status status_of(Errc e) {
   }
 }
 
+Errc errc_of(Status s) {
+  switch (s) {
+    case Status::invalid_argument:
+    case Status::wrong_game:
+    case Status::null_handle:
+    case Status::closed_handle:
+      return Errc::invalid_argument;
+    case Status::not_found:
+      return Errc::not_found;
+    case Status::corrupt:
+      return Errc::corrupt;
+    case Status::io:
+      return Errc::io;
+    case Status::mismatch:
+      return Errc::mismatch;
+    case Status::resource:
+      return Errc::resource;
+    case Status::ok:
+    case Status::internal:
+      break;
+  }
+  return Errc::internal;
+}
+
 Value wrong_game(std::string_view asked, std::string_view held) {
   return failure(Status::wrong_game, fmt::format("{} probe on a {} database", asked, held));
 }

@@ -27,6 +27,9 @@ namespace retra::probe {
 namespace detail {
 
 Status status_of(Errc e);
+// The inverse, for callers above the probe library that speak Errc (the Python module): the C
+// ABI's own statuses (wrong game, null or closed handles) are invalid arguments there.
+Errc errc_of(Status s);
 inline Value failure(Status s, std::string msg) {
   Value v;
   v.status = s;

@@ -46,10 +46,7 @@ Result<std::string> param(const std::multimap<std::string, std::string>& params,
 }  // namespace
 
 Response error_response(const Error& e) {
-  return json_response(
-      {{"ok", false},
-       {"error", {{"code", std::string(errc_name(e.code()))}, {"message", e.message()}}}},
-      http_status(e.code()));
+  return json_response(error_json(errc_name(e.code()), e.message()), http_status(e.code()));
 }
 
 Result<std::unique_ptr<Explorer>> Explorer::open(const std::vector<std::filesystem::path>& dirs) {

@@ -19,8 +19,7 @@
 namespace retra::serve {
 
 struct Server::Impl {
-  Impl(const Explorer& e, const ServeOptions& o) : explorer(e), opt(o) {}
-  const Explorer& explorer;
+  explicit Impl(const ServeOptions& o) : opt(o) {}
   ServeOptions opt;
   httplib::Server http;
   int port = -1;
@@ -33,7 +32,7 @@ struct Server::Impl {
 };
 
 Server::Server(const Explorer& explorer, const ServeOptions& opt)
-    : impl_(std::make_unique<Impl>(explorer, opt)) {
+    : impl_(std::make_unique<Impl>(opt)) {
   auto& http = impl_->http;
   int threads = opt.threads;
   if (threads <= 0) {

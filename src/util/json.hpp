@@ -1,7 +1,8 @@
-// JSON text as every report prints it. Thread safety: pure function.
+// JSON text and error objects as every report prints them. Thread safety: pure functions.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,12 @@ namespace retra {
 // replaced by U+FFFD instead of throwing.
 inline std::string dump_json(const nlohmann::json& j, int indent = 2) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// An error as every JSON answer gives it (the CLI's --json, the explorer's API):
+// {"ok": false, "error": {"code", "message"}}.
+inline nlohmann::json error_json(std::string_view code, const std::string& message) {
+  return {{"ok", false}, {"error", {{"code", std::string(code)}, {"message", message}}}};
 }
 
 }  // namespace retra
