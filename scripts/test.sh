@@ -2,7 +2,8 @@
 # The whole test suite: installs what is missing, checks formatting, builds and runs every test
 # in the release build (slow ones included), then again with asserts on under AddressSanitizer +
 # UBSan (slow tests excluded), then the kernel, block cache, database and probe tests under
-# ThreadSanitizer. Exits non-zero on the first failure.
+# ThreadSanitizer, and fuzzes every libFuzzer target briefly (scripts/fuzz.sh; the corpus and
+# crash inputs are replayed by the suite itself). Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,4 +15,5 @@ scripts/build.sh asan
 ctest --preset asan -j "$jobs"
 scripts/build.sh tsan
 ctest --preset tsan -j "$jobs"
-echo "test.sh: all tests passed (release + asan/ubsan with asserts + tsan)"
+scripts/fuzz.sh "${RETRA_FUZZ_SECONDS:-20}"
+echo "test.sh: all tests passed (release + asan/ubsan with asserts + tsan + fuzzing)"

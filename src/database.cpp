@@ -147,8 +147,7 @@ Status Database::commit_segment(format::SegmentRecord record,
 }
 
 Status Database::save_manifest() {
-  return io::write_file_atomic(dir_ / format::kManifestName,
-                               format::to_json(manifest_).dump(2) + "\n");
+  return io::write_file_atomic(dir_ / format::kManifestName, format::manifest_text(manifest_));
 }
 
 nlohmann::json info_json(const Database& db) {

@@ -216,10 +216,38 @@ TEST(CliIdentity, AnotherValueEncodingIsRefused) {
   const auto manifest = dir / "db" / "manifest.json";
   auto j = nlohmann::json::parse(io::read_file(manifest).value());
   j["value_encoding"] = "score-i16";
-  std::ofstream(manifest) << j.dump(2);
+  std::ofstream(manifest) << format::seal_manifest(j);  // as an older retra would have sealed it
   for (const char* cmd : {"verify", "stats"})
     expect_failure(retra({cmd, "--db", db}), 3, "rebuild it with this version");
   expect_failure(retra({"probe", "--db", db, "1,0,0,0,0,0,0,0,0,0,0,0"}), 3, "written as (");
+}
+
+// A database holds what was asked for: tables with DTM beside tables without, or what a stopped
+// build finished. verify checks all of that and needs only the segments those depend on.
+TEST(CliVerify, APartialOrMixedDatabaseIsVerifiedForWhatItHolds) {
+  test::TempDir dir;
+  const std::string db = (dir / "db").string();
+  ASSERT_EQ(retra({"build", "chess", "--endgame", "KRvK", "--db", db}).exit, 0);
+  ASSERT_EQ(
+      retra({"build", "chess", "--endgame", "KRvKN", "--metrics", "wdl,dtz", "--db", db}).exit, 0);
+  const auto ok = retra({"verify", "--db", db});
+  EXPECT_EQ(ok.exit, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("verified 4 segments"), std::string::npos) << ok.out;
+  // Without a table that a held one captures into, it fails and names both.
+  const auto manifest = dir / "db" / "manifest.json";
+  auto j = nlohmann::json::parse(io::read_file(manifest).value());
+  auto& segs = j["segments"];
+  for (auto it = segs.begin(); it != segs.end(); ++it)
+    if ((*it)["name"] == "KNvK") {
+      segs.erase(it);
+      break;
+    }
+  std::ofstream(manifest) << format::seal_manifest(j);
+  const auto bad = retra({"verify", "--db", db});
+  EXPECT_EQ(bad.exit, 1);
+  EXPECT_NE((bad.out + bad.err).find("KNvK is needed by KRvKN but is not in the database"),
+            std::string::npos)
+      << bad.out << bad.err;
 }
 
 TEST_F(Cli, BadCommandLines) {
@@ -236,6 +264,12 @@ TEST_F(Cli, BadCommandLines) {
   expect_failure(retra({"build", "awari", "--stones", "0-30", "--db",
                         (dir_->path() / "big").string(), "--memory", "64M"}),
                  6, "more than the memory limit");
+  EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
+  // Under the default limit (80% of RAM, less under ulimit or a cgroup) too: refused before
+  // anything is allocated, never left to the OOM killer.
+  expect_failure(
+      retra({"build", "awari", "--stones", "0-40", "--db", (dir_->path() / "big").string()}), 6,
+      "more than the memory limit");
   EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
   expect_failure(retra({"build", "awari", "--stones", "0-3", "--db", db(), "--memory", "lots"}), 2,
                  "--memory 'lots'");

@@ -1,8 +1,13 @@
 // Database directories and manifests: round trips, damaged or foreign manifests, directories
 // that are not databases, and segment files that do not match their manifest entry.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
+
+#include <fmt/format.h>
 
 #include "awari_util.hpp"
 #include "src/database.hpp"
@@ -31,7 +36,7 @@ TEST(Manifest, RoundTrip) {
   r.build = {{"kernel", "forward"}};
   r.stats = {{"mean", -0.5}};
   m.segments.push_back(r);
-  const std::string text = format::to_json(m).dump();
+  const std::string text = format::manifest_text(m);
   auto back = format::manifest_from_json(text, "test");
   ASSERT_TRUE(back) << back.error().message();
   EXPECT_EQ(back->game, "awari");
@@ -56,6 +61,55 @@ TEST(Manifest, DamagedOrForeignManifestsAreRefused) {
   auto d = format::manifest_from_json(R"({"format": "retra-database", "format_version": 99})", "m");
   ASSERT_FALSE(d);
   EXPECT_NE(d.error().message().find("version 99"), std::string::npos);
+  auto e = format::manifest_from_json(
+      R"({"format": "retra-database", "format_version": 2, "game": "awari"})", "m");
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("checksum is missing"), std::string::npos);
+}
+
+// The seal covers every byte: any one byte changed anywhere in a manifest's text, to any of
+// several values, is refused with an error, never read with another meaning.
+TEST(Manifest, EveryChangedByteIsRefused) {
+  format::Manifest m;
+  m.game = "awari";
+  m.variant = "standard";
+  m.indexer = "awari-colex-v1";
+  m.value_encoding = "score-i8";
+  m.tool_version = "0.1.0";
+  m.created = m.updated = "2026-01-01T00:00:00Z";
+  for (int k = 2; k <= 3; ++k) {
+    format::SegmentRecord r;
+    r.name = std::to_string(k);
+    r.file = "awari-" + r.name + ".rseg";
+    r.entries = 100u * static_cast<unsigned>(k);
+    r.header_checksum = 0x0123456789abcdefull + static_cast<unsigned>(k);
+    r.stats = {{"mean", -0.5}, {"wins", k}};
+    m.segments.push_back(r);
+  }
+  const std::string text = format::manifest_text(m);
+  ASSERT_TRUE(format::manifest_from_json(text, "m"));
+  // A version 1 manifest (before the seal) is still read, but not one that claims a seal.
+  auto legacy = nlohmann::json::parse(text);
+  legacy["format_version"] = 1;
+  EXPECT_FALSE(format::manifest_from_json(legacy.dump(2), "m"));
+  legacy.erase("checksum");
+  EXPECT_TRUE(format::manifest_from_json(legacy.dump(2), "m"));
+  int refused = 0;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    for (int flip : {0x01, 0x02, 0x10, 0x20, 0x80}) {
+      std::string bad = text;
+      bad[i] = static_cast<char>(static_cast<unsigned char>(bad[i]) ^ flip);
+      auto r = format::manifest_from_json(bad, "m");
+      EXPECT_FALSE(r) << "byte " << i << " ^ " << flip << " was read";
+      if (!r) {
+        EXPECT_NE(r.error().message().find("manifest"), std::string::npos);
+        ++refused;
+      }
+    }
+  EXPECT_EQ(refused, static_cast<int>(text.size()) * 5);
+  // Cut short anywhere: refused too.
+  for (std::size_t n = 0; n < text.size(); n += 7)
+    EXPECT_FALSE(format::manifest_from_json(text.substr(0, n), "m"));
 }
 
 DatabaseIdentity awari_identity() { return find_module("awari")->identity(); }
@@ -146,7 +200,28 @@ TEST(DatabaseDir, ConcurrentBuildsAreLockedOut) {
   ASSERT_TRUE(lock);
   auto r = build(test::awari_request(2, dir.path()));
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("locked"), std::string::npos);
+  // The message names the holder (this process), so the user knows whom to wait for.
+  EXPECT_NE(r.error().message().find(fmt::format("locked by retra process {} on ", ::getpid())),
+            std::string::npos)
+      << r.error().message();
+}
+
+// Temporary files of a writer that died (kill -9) are removed by the next writer, which holds
+// the lock; those of a live process are kept.
+TEST(DatabaseDir, DeadWritersTemporariesAreRemovedByTheNextWriter) {
+  test::TempDir dir;
+  ASSERT_TRUE(build(test::awari_request(2, dir.path())));
+  pid_t dead = ::fork();  // a pid that surely exists no more once reaped
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);
+  const auto stale = dir.path() / fmt::format("awari-3.rseg.tmp-{}", dead);
+  const auto live = dir.path() / fmt::format("awari-3.rseg.tmp-{}", ::getppid());
+  std::ofstream(stale) << "half";
+  std::ofstream(live) << "half";
+  ASSERT_TRUE(build(test::awari_request(3, dir.path())));
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
 }
 
 }  // namespace

@@ -323,6 +323,9 @@ int run(int argc, char** argv) {
 }  // namespace retra::cli
 
 int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f) a write then fails with EFBIG, reported like a full disk,
+  // instead of the default SIGXFSZ killing the build without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return retra::cli::run(argc, argv);
   } catch (const retra::Failure& f) {

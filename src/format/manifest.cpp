@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include <fmt/format.h>
+#include <xxhash.h>
 
 namespace retra::format {
 
@@ -40,7 +41,30 @@ json to_json(const Manifest& m) {
           {"segments", segs}};
 }
 
-Result<Manifest> manifest_from_json(std::string_view text, std::string_view where) {
+namespace {
+constexpr std::string_view kSealKey = "\"checksum\": \"";
+constexpr std::string_view kSealZero = "0000000000000000";
+
+// The seal of `text`, whose checksum field holds `stored` at `pos`: XXH3 with those digits zeroed.
+std::uint64_t seal_of(std::string text, std::size_t pos) {
+  text.replace(pos, kSealZero.size(), kSealZero);
+  return XXH3_64bits(text.data(), text.size());
+}
+}  // namespace
+
+std::string seal_manifest(json j) {
+  j["checksum"] = std::string(kSealZero);
+  std::string text = j.dump(2) + "\n";
+  const std::size_t pos = text.find(fmt::format("{}{}\"", kSealKey, kSealZero));
+  const std::string hex = fmt::format("{:016x}", seal_of(text, pos + kSealKey.size()));
+  text.replace(pos + kSealKey.size(), hex.size(), hex);
+  return text;
+}
+
+std::string manifest_text(const Manifest& m) { return seal_manifest(to_json(m)); }
+
+Result<Manifest> manifest_from_json(std::string_view text, std::string_view where,
+                                    bool check_seal) {
   auto bad = [&](std::string_view what) {
     return Error(Errc::corrupt, fmt::format("manifest '{}' is damaged: {}", where, what));
   };
@@ -48,11 +72,27 @@ Result<Manifest> manifest_from_json(std::string_view text, std::string_view wher
   if (j.is_discarded()) return bad("not valid JSON");
   if (!j.is_object() || j.value("format", "") != "retra-database")
     return Error(Errc::mismatch, fmt::format("'{}' is not a retra database manifest", where));
-  if (j.value("format_version", 0) != kManifestVersion)
+  const json& version = j.contains("format_version") ? j["format_version"] : json();
+  const int v = version.is_number_integer() ? version.get<int>() : 0;
+  if (v != 1 && v != kManifestVersion)
     return Error(Errc::mismatch,
                  fmt::format("manifest '{}' has format version {}, this retra "
-                             "reads version {}",
-                             where, j.value("format_version", 0), kManifestVersion));
+                             "reads versions 1 and {}; rebuild the database with this version",
+                             where, version.dump(), kManifestVersion));
+  if (v == 1 && j.contains("checksum"))  // version 1 had no seal: a damaged "2"
+    return bad("a version 1 manifest with a checksum");
+  if (v == kManifestVersion && check_seal) {
+    const json& c = j.contains("checksum") ? j["checksum"] : json();
+    if (!c.is_string() || c.get_ref<const std::string&>().size() != kSealZero.size())
+      return bad("its checksum is missing");
+    const std::string& stored = c.get_ref<const std::string&>();
+    const std::size_t pos = text.find(fmt::format("{}{}\"", kSealKey, stored));
+    if (pos == std::string_view::npos ||
+        fmt::format("{:016x}", seal_of(std::string(text), pos + kSealKey.size())) != stored)
+      return bad(
+          "its checksum does not match its text (the file was changed after retra wrote it); "
+          "restore it from a copy, or rebuild the database");
+  }
   Manifest m;
   try {
     m.game = j.at("game").get<std::string>();

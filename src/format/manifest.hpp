@@ -15,7 +15,9 @@
 namespace retra::format {
 
 inline constexpr std::string_view kManifestName = "manifest.json";
-inline constexpr int kManifestVersion = 1;
+// Version 2 seals the text with a checksum (manifest_text); version 1 manifests, written before
+// the seal, are still read.
+inline constexpr int kManifestVersion = 2;
 
 struct SegmentRecord {
   std::string name;  // "16"
@@ -42,8 +44,16 @@ struct Manifest {
 };
 
 nlohmann::json to_json(const Manifest& m);
-// `where` names the file in error messages.
-Result<Manifest> manifest_from_json(std::string_view text, std::string_view where);
+// The manifest's file text: to_json(m) sealed by seal_manifest.
+std::string manifest_text(const Manifest& m);
+// Sets j["checksum"] to the XXH3 of the text this returns (indented JSON) with the checksum's 16
+// hex digits read as zeros, so that every byte of the file, whitespace included, is covered and a
+// damaged manifest is refused rather than read with another meaning.
+std::string seal_manifest(nlohmann::json j);
+// `where` names the file in error messages. With check_seal false a version 2 manifest's checksum
+// is not checked (the fuzzer, to reach the field checks behind it); everything else is.
+Result<Manifest> manifest_from_json(std::string_view text, std::string_view where,
+                                    bool check_seal = true);
 
 std::string utc_now_iso8601();
 

@@ -3,6 +3,7 @@
 #include "src/io/file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -20,8 +21,13 @@ std::string system_error_text(int err) { return std::strerror(err); }
 
 namespace {
 Error sys_error(std::string_view what, const fs::path& p, int err) {
+  // A full disk, quota or file size limit: say what to do, as the build can simply be rerun.
+  const bool space = err == ENOSPC || err == EDQUOT || err == EFBIG;
   return Error(err == ENOENT ? Errc::not_found : Errc::io,
-               fmt::format("{} '{}': {}", what, p.string(), system_error_text(err)));
+               fmt::format("{} '{}': {}{}", what, p.string(), system_error_text(err),
+                           space ? "; free space there (or raise the limit) and run the same "
+                                   "command again: finished segments are kept"
+                                 : ""));
 }
 
 Status fsync_directory(const fs::path& dir) {
@@ -181,6 +187,41 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
+namespace {
+// "<pid> <host>" of the process holding a lock, as it wrote it (empty if it has not yet).
+std::string lock_holder(int fd) {
+  char buf[256];
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return {};
+  std::string text(buf, static_cast<std::size_t>(n));
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "unknown-host";
+  return host;
+}
+
+// Temporary files ("<name>.tmp-<pid>") of writers that died without committing: only called
+// under the lock, so no live retra process on this host is writing them; a pid that is alive
+// (another host's writer on shared storage, or a reused pid) keeps its file.
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    const auto at = name.rfind(".tmp-");
+    if (at == std::string::npos || at + 5 == name.size()) continue;
+    const std::string digits = name.substr(at + 5);
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    const auto pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    fs::remove(e.path(), ec);
+  }
+}
+}  // namespace
+
 Result<DirectoryLock> DirectoryLock::acquire(const fs::path& dir) {
   const fs::path lock = dir / ".retra.lock";
   DirectoryLock l;
@@ -188,12 +229,23 @@ Result<DirectoryLock> DirectoryLock::acquire(const fs::path& dir) {
   if (l.fd_ < 0) return sys_error("cannot open lock file", lock, errno);
   if (::flock(l.fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
-    if (err == EWOULDBLOCK)
-      return Error(Errc::io, fmt::format("database '{}' is locked by another retra process; wait "
-                                         "for it to finish",
-                                         dir.string()));
+    if (err == EWOULDBLOCK) {
+      const std::string holder = lock_holder(l.fd_);
+      std::string who = "another retra process";
+      if (const auto sp = holder.find(' '); !holder.empty())
+        who = sp == std::string::npos ? fmt::format("retra process {}", holder)
+                                      : fmt::format("retra process {} on {}", holder.substr(0, sp),
+                                                    holder.substr(sp + 1));
+      return Error(Errc::io, fmt::format("database '{}' is locked by {} (lock file '{}'); wait for "
+                                         "it to finish, or stop it",
+                                         dir.string(), who, lock.string()));
+    }
     return sys_error("cannot lock", lock, err);
   }
+  // Who holds it, for the message above; a failure to record that is not an error.
+  const std::string me = fmt::format("{} {}\n", ::getpid(), host_name());
+  if (::ftruncate(l.fd_, 0) == 0) (void)!::pwrite(l.fd_, me.data(), me.size(), 0);
+  remove_stale_temporaries(dir);
   return l;
 }
 

@@ -64,6 +64,8 @@ class MappedFile {
 };
 
 // Exclusive advisory lock (flock) on "<dir>/.retra.lock" so two builds never write one database.
+// The holder writes "<pid> <host>" into the file so that a refused writer's message names it,
+// and, holding the lock, removes the temporary files of writers that died (kill -9, power loss).
 class DirectoryLock {
  public:
   static Result<DirectoryLock> acquire(const fs::path& dir);
