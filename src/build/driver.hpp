@@ -254,7 +254,10 @@ class Driver {
         delta[first[d] + 1] += bytes;
         delta[last[d] + 1] -= bytes;
       }
-    std::vector<std::uint64_t> out(m, 0);
+    // resize, not the sized constructor: GCC 12 at -O3 cannot bound m on some -march targets and
+    // reports the constructor's allocation as oversized (-Walloc-size-larger-than); resize checks.
+    std::vector<std::uint64_t> out;
+    out.resize(m, 0);
     std::int64_t running = 0;
     for (std::size_t k = 0; k < m; ++k) {
       running += delta[k];
