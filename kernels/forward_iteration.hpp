@@ -1,6 +1,10 @@
 // Forward iteration for score games (van der Goot, CG 2000, Fig. 3): a capture phase that records
 // the best converting move of every position, then sweeps over the segment in index order until a
 // sweep changes nothing. Parallel over index chunks (one chunk = one compression block).
+// Where memory allows, the quiet moves found by the forward move generator are kept as an explicit
+// graph (children and, transposed, parents), and each round re-examines only the positions a child
+// of which changed in the round before: about 4 evaluations per position instead of one per sweep
+// (docs/PERFORMANCE.md). No unmove generator is needed for that.
 //
 // Thread safety and determinism: values are updated in place (Gauss-Seidel) while other threads
 // read them, through relaxed atomic byte loads and stores. The final values do not depend on the
@@ -15,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -23,6 +28,7 @@
 
 #include "kernels/kernel_options.hpp"
 #include "retra/game.hpp"
+#include "src/memory.hpp"
 
 namespace retra::kernels {
 
@@ -32,10 +38,15 @@ inline constexpr std::int8_t kNoExit = INT8_MIN;  // no converting move and not 
 using ForwardOptions = KernelOptions;
 
 struct ForwardStats {
-  int iterations = 0;                  // sweeps, including the last one that changed nothing
-  std::vector<std::uint64_t> changed;  // values changed per sweep
+  int iterations = 0;                  // sweeps or rounds, including the last that changed nothing
+  std::vector<std::uint64_t> changed;  // values changed per sweep or round
   double capture_seconds = 0;
   double iterate_seconds = 0;
+  bool graph = false;             // rounds over the explicit graph (else whole-segment sweeps)
+  std::uint64_t edges = 0;        // graph: quiet moves kept
+  std::uint64_t graph_bytes = 0;  // graph: bytes of its arrays
+  std::uint64_t evaluations = 0;  // positions re-examined in all sweeps or rounds
+  double graph_seconds = 0;       // graph: filling the children and transposing them
 };
 
 namespace detail {
@@ -70,6 +81,151 @@ std::uint64_t for_chunks(const G& g, const typename G::SegmentId& seg, std::uint
   }
   return total;
 }
+
+// f(child index) for each quiet (non-converting) move of p; a hole of the index has none.
+template <Game G, class F>
+void quiet_children(const G& g, const typename G::SegmentId& seg, const typename G::Position& p,
+                    F&& f) {
+  if constexpr (HasValidity<G>)
+    if (!g.is_valid(seg, p)) return;
+  if constexpr (HasQuietChildren<G>) {
+    g.for_each_quiet_child(seg, p, f);
+  } else {
+    g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
+      if (!m.converts) f(m.index);
+    });
+  }
+}
+
+// The quiet moves of a segment as an explicit graph, both ways, in compressed sparse rows of
+// 32-bit indices (segments up to 2^32 positions and 2^32 moves):
+//
+//   child_begin [size + 1]   children of i: children[child_begin[i] .. child_begin[i + 1])
+//   children    [edges]
+//   parent_begin[size + 2]   parents of i:  parents[parent_begin[i] .. parent_begin[i + 1])
+//   parents     [edges]      (the extra entry serves the parallel fill)
+//   dirty, next [size / 64]  bitmaps: to re-examine in this round, in the next
+struct QuietGraph {
+  LargeArray<std::uint32_t> child_begin, children, parent_begin, parents;
+  LargeArray<std::uint64_t> dirty, next;
+  static std::uint64_t bytes(std::uint64_t size, std::uint64_t edges) {
+    return 4 * (2 * size + 3) + 8 * edges + 16 * ((size + 63) / 64);
+  }
+};
+static_assert(sizeof(std::uint32_t) == 4 && sizeof(std::uint64_t) == 8);
+
+inline void mark(LargeArray<std::uint64_t>& bits, std::uint64_t i) noexcept {
+  std::atomic_ref<std::uint64_t> w(bits[i >> 6]);
+  const std::uint64_t b = std::uint64_t{1} << (i & 63);
+  // Most marks hit a word another changed child already marked: read before the locked write.
+  if (!(w.load(std::memory_order_relaxed) & b)) w.fetch_or(b, std::memory_order_relaxed);
+}
+
+// Allocates the rest of the graph once child_begin holds the counts; turns them into offsets.
+inline bool allocate_graph(QuietGraph& gr, std::uint64_t size, std::uint64_t edges, bool huge) {
+  auto ch = LargeArray<std::uint32_t>::allocate(edges, huge);
+  auto pb = LargeArray<std::uint32_t>::allocate(size + 2, huge);
+  auto pa = LargeArray<std::uint32_t>::allocate(edges, huge);
+  auto d = LargeArray<std::uint64_t>::allocate((size + 63) / 64, huge);
+  auto n = LargeArray<std::uint64_t>::allocate((size + 63) / 64, huge);
+  if (!ch || !pb || !pa || !d || !n) return false;
+  gr.children = std::move(*ch);
+  gr.parent_begin = std::move(*pb);
+  gr.parents = std::move(*pa);
+  gr.dirty = std::move(*d);
+  gr.next = std::move(*n);
+  for (std::uint64_t i = 1; i <= size; ++i) gr.child_begin[i] += gr.child_begin[i - 1];
+  return true;
+}
+
+// The iteration phase on the explicit graph. Round 1 examines every position; a position whose
+// value changes marks its parents for the next round, so a position is left out of a round only
+// if none of its children changed since it was last examined. Values are read and written in
+// place as in the sweeps, so every value written is still a cut-off value of the game and a round
+// that changes nothing leaves every position consistent with its children: the same fixed point
+// (docs/ARCHITECTURE.md).
+template <Game G>
+ForwardStats iterate_on_graph(const G& g, const typename G::SegmentId& seg,
+                              std::span<std::int8_t> values, std::span<const std::int8_t> exits,
+                              QuietGraph& gr, const ForwardOptions& opt, ForwardStats st) {
+  using Clock = std::chrono::steady_clock;
+  const std::uint64_t size = values.size();
+  const int threads = std::max(1, opt.threads);
+  auto t0 = Clock::now();
+  st.graph = true;
+  st.edges = gr.child_begin[size];
+  st.graph_bytes = QuietGraph::bytes(size, st.edges);
+
+  // Children, from the move generator a second time (the first pass only counted them).
+  progress_phase(opt.progress, opt.label + ": quiet moves", size);
+  for_chunks(g, seg, size, opt, [&](const typename G::Position& p, std::uint64_t i) {
+    std::uint32_t k = gr.child_begin[i];
+    quiet_children(g, seg, p,
+                   [&](std::uint64_t c) { gr.children[k++] = static_cast<std::uint32_t>(c); });
+    return std::uint64_t{0};
+  });
+  // Parents: count into parent_begin[c + 2], sum, then fill through parent_begin[c + 1], which
+  // leaves parent_begin[c] .. parent_begin[c + 1] around the parents of c.
+  const auto ssize = static_cast<std::int64_t>(size);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < ssize; ++i)
+    for (std::uint32_t j = gr.child_begin[i]; j < gr.child_begin[i + 1]; ++j)
+      std::atomic_ref<std::uint32_t>(gr.parent_begin[gr.children[j] + 2])
+          .fetch_add(1, std::memory_order_relaxed);
+  for (std::uint64_t i = 2; i < size + 2; ++i) gr.parent_begin[i] += gr.parent_begin[i - 1];
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < ssize; ++i)
+    for (std::uint32_t j = gr.child_begin[i]; j < gr.child_begin[i + 1]; ++j) {
+      const std::uint32_t at = std::atomic_ref<std::uint32_t>(gr.parent_begin[gr.children[j] + 1])
+                                   .fetch_add(1, std::memory_order_relaxed);
+      gr.parents[at] = static_cast<std::uint32_t>(i);
+    }
+  st.graph_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  t0 = Clock::now();
+  const std::uint64_t words = (size + 63) / 64;
+  for (std::uint64_t w = 0; w < words; ++w) gr.dirty[w] = ~std::uint64_t{0};
+  if (size % 64) gr.dirty[words - 1] = (std::uint64_t{1} << (size % 64)) - 1;
+  // A task is one chunk of positions, so a round's progress advances as the sweeps' did.
+  const std::uint64_t task_words = std::max<std::uint64_t>(1, opt.chunk / 64);
+  const auto tasks = static_cast<std::int64_t>((words + task_words - 1) / task_words);
+  while (true) {
+    progress_phase(opt.progress, opt.label + ": round " + std::to_string(st.iterations + 1), size);
+    std::uint64_t changed = 0, examined = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) \
+    reduction(+ : changed, examined) if (tasks > 1)
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      const std::uint64_t w0 = static_cast<std::uint64_t>(t) * task_words;
+      const std::uint64_t w1 = std::min(words, w0 + task_words);
+      for (std::uint64_t w = w0; w < w1; ++w) {
+        std::uint64_t bits = gr.dirty[w];
+        if (!bits) continue;
+        gr.dirty[w] = 0;  // this task owns the word; marks of this round go to `next`
+        examined += static_cast<std::uint64_t>(std::popcount(bits));
+        do {
+          const std::uint64_t i = w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
+          bits &= bits - 1;
+          int v = exits[i];
+          for (std::uint32_t j = gr.child_begin[i]; j < gr.child_begin[i + 1]; ++j)
+            v = std::max(v, -static_cast<int>(load(values[gr.children[j]])));
+          if (v == load(values[i])) continue;
+          store(values[i], static_cast<std::int8_t>(v));
+          ++changed;
+          for (std::uint32_t j = gr.parent_begin[i]; j < gr.parent_begin[i + 1]; ++j)
+            mark(gr.next, gr.parents[j]);
+        } while (bits);
+      }
+      progress_advance(opt.progress, std::min(size, w1 * 64) - w0 * 64);
+    }
+    std::swap(gr.dirty, gr.next);  // `next` is all zero again: every task cleared its words
+    ++st.iterations;
+    st.changed.push_back(changed);
+    st.evaluations += examined;
+    if (changed == 0) break;
+  }
+  st.iterate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return st;
+}
 }  // namespace detail
 
 // values: output, segment_size(seg) entries, must be zero on entry (0 = endless play).
@@ -83,10 +239,26 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
   ForwardStats st;
   const std::uint64_t size = g.segment_size(seg);
 
+  // The graph is tried where its smallest possible size fits; the capture phase then also counts
+  // each position's quiet moves (child_begin[i + 1]), which settles whether it fits.
+  detail::QuietGraph graph;
+  bool use_graph = opt.tuning.graph && size < (std::uint64_t{1} << 32) &&
+                   detail::QuietGraph::bytes(size, 0) <= opt.graph_bytes;
+  if (use_graph) {
+    auto a = LargeArray<std::uint32_t>::allocate(size + 1, opt.tuning.huge_pages);
+    if (a) graph.child_begin = std::move(*a);
+    use_graph = static_cast<bool>(a);
+  }
+
   // Capture phase: exits[i] = best value over converting moves, or the no-move value.
   auto t0 = Clock::now();
   progress_phase(opt.progress, opt.label + ": capture phase", size);
   detail::for_chunks(g, seg, size, opt, [&](const typename G::Position& p, std::uint64_t i) {
+    if (use_graph) {
+      std::uint32_t quiet = 0;
+      detail::quiet_children(g, seg, p, [&](std::uint64_t) { ++quiet; });
+      graph.child_begin[i + 1] = quiet;
+    }
     if constexpr (HasValidity<G>) {
       if (!g.is_valid(seg, p)) {  // a hole of the index: 0, never visited again
         exits[i] = 0;
@@ -110,6 +282,16 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
     return std::uint64_t{0};
   });
   st.capture_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  if (use_graph) {
+    std::uint64_t edges = 0;
+    for (std::uint64_t i = 1; i <= size; ++i) edges += graph.child_begin[i];
+    use_graph = edges < (std::uint64_t{1} << 32) &&
+                detail::QuietGraph::bytes(size, edges) <= opt.graph_bytes &&
+                detail::allocate_graph(graph, size, edges, opt.tuning.huge_pages);
+    if (use_graph) return detail::iterate_on_graph(g, seg, values, exits, graph, opt, st);
+    graph = {};  // too large after all: sweep the whole segment
+  }
 
   // Iteration phase: v(p) = max(exit(p), max over quiet children -v(q)) until stable.
   // Child lookups are random reads in an array larger than the caches, so the sweep works in
@@ -144,6 +326,7 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
     if (!opt.tuning.prefetch) {
       changed = detail::for_chunks(g, seg, size, opt, relax_one);
       ++st.iterations;
+      st.evaluations += size;
       st.changed.push_back(changed);
       if (changed == 0) break;
       continue;
@@ -195,6 +378,7 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
       }
     }
     ++st.iterations;
+    st.evaluations += size;
     st.changed.push_back(changed);
     if (changed == 0) break;
   }

@@ -18,6 +18,9 @@ struct KernelOptions {
   // Distance-to-mate games only: compute distance to conversion instead (Fang 3.3): a converting
   // move to a lost position is a win now (1), one to a won position a loss (2).
   bool dtc = false;
+  // Forward kernel only: bytes its explicit graph of quiet moves may take beyond the planned
+  // arrays (0: sweep the whole segment every time instead).
+  std::uint64_t graph_bytes = 0;
 };
 
 }  // namespace retra::kernels

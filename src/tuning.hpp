@@ -14,6 +14,7 @@ struct Tuning {
   bool prefetch = true;       // batched child/predecessor lookups with software prefetch
   bool simd_scan = true;      // seed scans compare 32 positions per instruction
   bool pack_frontier = true;  // frontiers hold packed positions (no unranking) where possible
+  bool graph = true;          // forward kernel: re-examine only positions whose children changed
 
   // "prefetch=0,huge_pages=1": the names above, 0 or 1, comma separated.
   static Result<Tuning> parse(const std::string& text);
@@ -40,12 +41,14 @@ inline Result<Tuning> Tuning::parse(const std::string& text) {
       t.prefetch = on;
     else if (key == "simd_scan")
       t.simd_scan = on;
+    else if (key == "graph")
+      t.graph = on;
     else if (key == "pack_frontier")
       t.pack_frontier = on;
     else
       return Error(Errc::invalid_argument,
                    "--tune: unknown switch '" + key +
-                       "' (known: huge_pages, prefetch, simd_scan, pack_frontier)");
+                       "' (known: huge_pages, prefetch, simd_scan, pack_frontier, graph)");
     i = j + 1;
   }
   return t;
@@ -54,7 +57,7 @@ inline Result<Tuning> Tuning::parse(const std::string& text) {
 inline std::string Tuning::to_string() const {
   return std::string("huge_pages=") + (huge_pages ? "1" : "0") +
          ",prefetch=" + (prefetch ? "1" : "0") + ",simd_scan=" + (simd_scan ? "1" : "0") +
-         ",pack_frontier=" + (pack_frontier ? "1" : "0");
+         ",pack_frontier=" + (pack_frontier ? "1" : "0") + ",graph=" + (graph ? "1" : "0");
 }
 
 }  // namespace retra

@@ -1,8 +1,11 @@
 // The forward-iteration kernel: hand-solved toy graphs (cycles with and without exits, where
 // the Bellman equations have many solutions and only the one grounded in real play is right),
-// identical Awari output for 1, 2 and 3 threads, and the spec's golden histograms.
+// each solved by whole-segment sweeps and by rounds over the explicit graph; identical Awari
+// output for 1, 2 and 3 threads and for both modes; the fallback to sweeps where the graph does
+// not fit; and the spec's golden histograms.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 #include "awari_util.hpp"
@@ -38,14 +41,23 @@ struct ToyGame {
 };
 static_assert(Game<ToyGame>);
 
-std::vector<int> solve(const ToyGame& g, int threads) {
+std::vector<int> solve_with(const ToyGame& g, int threads, bool graph) {
   std::vector<std::int8_t> values(g.quiet.size(), 0), exits(g.quiet.size(), 0);
   kernels::ForwardOptions opt;
   opt.threads = threads;
   opt.chunk = 2;
-  kernels::forward_iteration(
+  opt.graph_bytes = graph ? std::uint64_t{1} << 30 : 0;
+  const auto st = kernels::forward_iteration(
       g, 0, values, exits, [](int, std::uint64_t) { return 0; }, opt);
+  EXPECT_EQ(st.graph, graph);
   return {values.begin(), values.end()};
+}
+
+// Both modes, which must agree.
+std::vector<int> solve(const ToyGame& g, int threads) {
+  auto sweeps = solve_with(g, threads, false);
+  EXPECT_EQ(solve_with(g, threads, true), sweeps) << "graph rounds and sweeps differ";
+  return sweeps;
 }
 
 TEST(ForwardKernel, PureCycleIsWorthZero) {
@@ -93,6 +105,72 @@ TEST_F(AwariForward, IdenticalForOneTwoAndThreeThreads) {
     EXPECT_EQ(runs[0][n], runs[1][n]) << "1 vs 2 threads differ at " << n << " stones";
     EXPECT_EQ(runs[0][n], runs[2][n]) << "1 vs 3 threads differ at " << n << " stones";
   }
+}
+
+TEST(ForwardKernel, RandomCyclicGraphsAgreeInBothModes) {
+  // Dense random graphs with cycles, exits and dead ends; values checked against the sweeps.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 200);
+    ToyGame g;
+    g.quiet.resize(n);
+    g.exits.resize(n);
+    g.end.resize(n);
+    for (int i = 0; i < n; ++i) {
+      for (int k = static_cast<int>(rng() % 4); k > 0; --k) g.quiet[i].push_back(rng() % n);
+      if (rng() % 3 == 0) g.exits[i].push_back(static_cast<int>(rng() % 21) - 10);
+      g.end[i] = static_cast<int>(rng() % 21) - 10;
+    }
+    for (int threads : {1, 3}) solve(g, threads);
+  }
+}
+
+TEST_F(AwariForward, GraphRoundsEqualSweepsAndTheBackwardKernel) {
+  BuildRequest req = test::awari_request(12);
+  req.threads = 2;
+  req.block_entries = 4096;
+  req.kernel = Kernel::backward;
+  const auto backward = test::build_awari(req, 12);
+  req.kernel = Kernel::forward;
+  const auto graph = test::build_awari(req, 12);
+  req.tuning.graph = false;
+  const auto sweeps = test::build_awari(req, 12);
+  ASSERT_EQ(backward.size(), 13u);
+  EXPECT_EQ(graph, backward);
+  EXPECT_EQ(sweeps, backward);
+}
+
+TEST_F(AwariForward, TheGraphIsUsedWhereItFitsAndSweepsWhereItDoesNot) {
+  awari::Game g;
+  const int n = 9;
+  const auto size = g.segment_size(n);
+  std::vector<std::vector<std::int8_t>> lower =
+      test::build_awari(test::awari_request(n - 1), n - 1);
+  auto lookup = [&](int s, std::uint64_t i) { return lower[static_cast<std::size_t>(s)][i]; };
+  std::vector<std::vector<std::int8_t>> out;
+  // Room for everything; room for the offsets only (the capture phase counts the moves, then the
+  // kernel sweeps); none.
+  const std::uint64_t all = std::uint64_t{1} << 30,
+                      offsets = kernels::detail::QuietGraph::bytes(size, 0) + 1024;
+  for (std::uint64_t budget : {all, offsets, std::uint64_t{0}}) {
+    std::vector<std::int8_t> values(size, 0), exits(size, 0);
+    kernels::ForwardOptions opt;
+    opt.threads = 2;
+    opt.chunk = 1000;  // not a multiple of 64: tasks share bitmap words
+    opt.graph_bytes = budget;
+    const auto st = kernels::forward_iteration(g, n, values, exits, lookup, opt);
+    EXPECT_EQ(st.graph, budget == all) << budget;
+    if (st.graph) {
+      EXPECT_LE(st.graph_bytes, budget);
+      EXPECT_EQ(st.graph_bytes, kernels::detail::QuietGraph::bytes(size, st.edges));
+      EXPECT_LT(st.evaluations, size * static_cast<std::uint64_t>(st.iterations) / 2);
+    } else {
+      EXPECT_EQ(st.evaluations, size * static_cast<std::uint64_t>(st.iterations));
+    }
+    out.push_back(values);
+  }
+  EXPECT_EQ(out[0], out[1]);
+  EXPECT_EQ(out[0], out[2]);
 }
 
 TEST_F(AwariForward, GoldenHistogramsInTheManifest) {

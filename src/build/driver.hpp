@@ -286,6 +286,7 @@ class Driver {
     }
     auto p = plan_memory(needs, effective_memory_limit(req_.memory_limit), req_.plan_only);
     if (!p) return std::move(p).error();
+    spare_bytes_ = p->limit > p->peak_bytes ? p->limit - p->peak_bytes : 0;
     in_memory_.assign(static_cast<std::size_t>(n_), true);
     std::size_t i = 0;  // p->segments follow the segments to build in order_, as `needs` did
     for (int s : order_)
@@ -385,12 +386,23 @@ class Driver {
         if (!exits) return std::move(exits).error();
         const std::span<std::int8_t> v(reinterpret_cast<std::int8_t*>(values.data()),
                                        values.size());
+        // Segments built side by side share the headroom by the threads they were lent.
+        ko.graph_bytes = spare_bytes_ /
+                         static_cast<std::uint64_t>(std::max({1, req_.threads, req_.jobs})) *
+                         static_cast<std::uint64_t>(threads);
         const auto st = kernels::forward_iteration(g, Seg(s), v, exits->span(), lookup, ko);
         RETRA_TRY(lookup.take_error());
         kr.iterations = st.iterations;
-        kr.stats = {{"sweeps", st.iterations},
+        kr.stats = {{"mode", st.graph ? "graph" : "sweeps"},
+                    {"sweeps", st.iterations},
+                    {"evaluations", st.evaluations},
                     {"capture_seconds", st.capture_seconds},
                     {"iterate_seconds", st.iterate_seconds}};
+        if (st.graph) {
+          kr.stats["edges"] = st.edges;
+          kr.stats["graph_bytes"] = st.graph_bytes;
+          kr.stats["graph_seconds"] = st.graph_seconds;
+        }
         return kr;
       }
     }
@@ -520,6 +532,8 @@ class Driver {
   std::vector<int> order_;
   std::vector<std::string> name_;  // by segment id
   std::vector<bool> requested_, todo_, in_memory_;
+  // The plan's headroom (its limit less its peak): the forward kernel may spend it on its graph.
+  std::uint64_t spare_bytes_ = 0;
   std::unique_ptr<Database> db_;
   std::optional<FinishedStore> store_;
   std::vector<std::atomic<int>> users_;
