@@ -19,7 +19,7 @@ echo "machine: $(nproc) hardware threads, $(grep -m1 'model name' /proc/cpuinfo 
 run() {
   local name="$1"
   shift
-  /usr/bin/time -f "%e %M" -o "$dir/$name.time" "$@" >"$dir/$name.log"
+  "${TIME_BIN:-/usr/bin/time}" -f "%e %M" -o "$dir/$name.time" "$@" >"$dir/$name.log"
   read -r s kb <"$dir/$name.time"
   echo "$s" >"$dir/$name.s"
   awk -v n="$name" -v s="$s" -v kb="$kb" 'BEGIN { printf "%-34s %8.2f s   peak RSS %8.1f MiB\n", n, s, kb / 1024 }'

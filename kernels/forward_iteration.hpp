@@ -121,8 +121,35 @@ inline void mark(LargeArray<std::uint64_t>& bits, std::uint64_t i) noexcept {
   if (!(w.load(std::memory_order_relaxed) & b)) w.fetch_or(b, std::memory_order_relaxed);
 }
 
+// a[i] += a[i - 1] for i in 1..n-1, in parallel: each thread sums its slice, the slices' totals
+// are summed once, then each thread adds its offset. The caller has checked the total fits T.
+template <class T>
+void inclusive_scan(T* a, std::uint64_t n, int threads) {
+  if (threads <= 1 || n < (std::uint64_t{1} << 16)) {
+    for (std::uint64_t i = 1; i < n; ++i) a[i] += a[i - 1];
+    return;
+  }
+  std::vector<T> part(static_cast<std::size_t>(threads) + 1, 0);
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
+    const auto nt = static_cast<std::uint64_t>(omp_get_num_threads());
+    const std::uint64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+    T sum = 0;
+    for (std::uint64_t i = lo; i < hi; ++i) a[i] = sum += a[i];
+    part[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+    for (std::uint64_t k = 1; k <= nt; ++k) part[k] += part[k - 1];
+    const T offset = part[t];
+    if (offset)
+      for (std::uint64_t i = lo; i < hi; ++i) a[i] += offset;
+  }
+}
+
 // Allocates the rest of the graph once child_begin holds the counts; turns them into offsets.
-inline bool allocate_graph(QuietGraph& gr, std::uint64_t size, std::uint64_t edges, bool huge) {
+inline bool allocate_graph(QuietGraph& gr, std::uint64_t size, std::uint64_t edges, bool huge,
+                           int threads) {
   auto ch = LargeArray<std::uint32_t>::allocate(edges, huge);
   auto pb = LargeArray<std::uint32_t>::allocate(size + 2, huge);
   auto pa = LargeArray<std::uint32_t>::allocate(edges, huge);
@@ -134,7 +161,7 @@ inline bool allocate_graph(QuietGraph& gr, std::uint64_t size, std::uint64_t edg
   gr.parents = std::move(*pa);
   gr.dirty = std::move(*d);
   gr.next = std::move(*n);
-  for (std::uint64_t i = 1; i <= size; ++i) gr.child_begin[i] += gr.child_begin[i - 1];
+  inclusive_scan(gr.child_begin.data(), size + 1, threads);
   return true;
 }
 
@@ -172,7 +199,7 @@ ForwardStats iterate_on_graph(const G& g, const typename G::SegmentId& seg,
     for (std::uint32_t j = gr.child_begin[i]; j < gr.child_begin[i + 1]; ++j)
       std::atomic_ref<std::uint32_t>(gr.parent_begin[gr.children[j] + 2])
           .fetch_add(1, std::memory_order_relaxed);
-  for (std::uint64_t i = 2; i < size + 2; ++i) gr.parent_begin[i] += gr.parent_begin[i - 1];
+  inclusive_scan(gr.parent_begin.data(), size + 2, threads);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t i = 0; i < ssize; ++i)
     for (std::uint32_t j = gr.child_begin[i]; j < gr.child_begin[i + 1]; ++j) {
@@ -184,7 +211,9 @@ ForwardStats iterate_on_graph(const G& g, const typename G::SegmentId& seg,
 
   t0 = Clock::now();
   const std::uint64_t words = (size + 63) / 64;
-  for (std::uint64_t w = 0; w < words; ++w) gr.dirty[w] = ~std::uint64_t{0};
+  const auto swords = static_cast<std::int64_t>(words);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t w = 0; w < swords; ++w) gr.dirty[w] = ~std::uint64_t{0};
   if (size % 64) gr.dirty[words - 1] = (std::uint64_t{1} << (size % 64)) - 1;
   // A task is one chunk of positions, so a round's progress advances as the sweeps' did.
   const std::uint64_t task_words = std::max<std::uint64_t>(1, opt.chunk / 64);
@@ -285,10 +314,13 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
 
   if (use_graph) {
     std::uint64_t edges = 0;
-    for (std::uint64_t i = 1; i <= size; ++i) edges += graph.child_begin[i];
-    use_graph = edges < (std::uint64_t{1} << 32) &&
-                detail::QuietGraph::bytes(size, edges) <= opt.graph_bytes &&
-                detail::allocate_graph(graph, size, edges, opt.tuning.huge_pages);
+    const auto ssize = static_cast<std::int64_t>(size);
+#pragma omp parallel for schedule(static) num_threads(std::max(1, opt.threads)) reduction(+ : edges)
+    for (std::int64_t i = 1; i <= ssize; ++i) edges += graph.child_begin[i];
+    use_graph =
+        edges < (std::uint64_t{1} << 32) &&
+        detail::QuietGraph::bytes(size, edges) <= opt.graph_bytes &&
+        detail::allocate_graph(graph, size, edges, opt.tuning.huge_pages, std::max(1, opt.threads));
     if (use_graph) return detail::iterate_on_graph(g, seg, values, exits, graph, opt, st);
     graph = {};  // too large after all: sweep the whole segment
   }
