@@ -18,14 +18,20 @@
 namespace retra {
 namespace {
 
-TEST(Manifest, RoundTrip) {
+// A manifest with the header fields set, no segments.
+format::Manifest sample_manifest(std::string variant) {
   format::Manifest m;
   m.game = "awari";
-  m.variant = "olympiad";
+  m.variant = std::move(variant);
   m.indexer = "awari-colex-v1";
   m.value_encoding = "score-i8";
   m.tool_version = "0.1.0";
   m.created = m.updated = "2026-01-01T00:00:00Z";
+  return m;
+}
+
+TEST(Manifest, RoundTrip) {
+  format::Manifest m = sample_manifest("olympiad");
   format::SegmentRecord r;
   r.name = "3";
   r.file = "awari-3.rseg";
@@ -70,13 +76,7 @@ TEST(Manifest, DamagedOrForeignManifestsAreRefused) {
 // The seal covers every byte: any one byte changed anywhere in a manifest's text, to any of
 // several values, is refused with an error, never read with another meaning.
 TEST(Manifest, EveryChangedByteIsRefused) {
-  format::Manifest m;
-  m.game = "awari";
-  m.variant = "standard";
-  m.indexer = "awari-colex-v1";
-  m.value_encoding = "score-i8";
-  m.tool_version = "0.1.0";
-  m.created = m.updated = "2026-01-01T00:00:00Z";
+  format::Manifest m = sample_manifest("standard");
   for (int k = 2; k <= 3; ++k) {
     format::SegmentRecord r;
     r.name = std::to_string(k);
