@@ -73,6 +73,35 @@ TEST(Manifest, DamagedOrForeignManifestsAreRefused) {
   EXPECT_NE(e.error().message().find("checksum is missing"), std::string::npos);
 }
 
+// Counts must be whole numbers >= 0 and build/stats numbers within range: converting 1e96 to an
+// integer is undefined behaviour (the fuzzer found it), so such a manifest is damage.
+TEST(Manifest, NumbersOutOfRangeAreRefused) {
+  format::Manifest m = sample_manifest("olympiad");
+  format::SegmentRecord r;
+  r.name = "3";
+  r.file = "awari-3.rseg";
+  r.entries = 364;
+  m.segments.push_back(r);
+  const auto good = nlohmann::json::parse(format::manifest_text(m));
+  ASSERT_TRUE(format::manifest_from_json(good.dump(2), "m", /*check_seal=*/false));
+  for (const char* key : {"entries", "file_bytes", "raw_bytes"})
+    for (const nlohmann::json& v :
+         {nlohmann::json(1.1e96), nlohmann::json(-3), nlohmann::json(2.5), nlohmann::json("364")}) {
+      auto bad = good;
+      bad["segments"][0][key] = v;
+      auto back = format::manifest_from_json(bad.dump(2), "m", /*check_seal=*/false);
+      ASSERT_FALSE(back) << key << " = " << v.dump();
+      EXPECT_EQ(back.error().code(), Errc::corrupt);
+    }
+  for (const char* part : {"build", "stats"}) {
+    auto bad = good;
+    bad["segments"][0][part] = {{"counts", {1, 2, 3e40}}};
+    auto back = format::manifest_from_json(bad.dump(2), "m", /*check_seal=*/false);
+    ASSERT_FALSE(back) << part;
+    EXPECT_NE(back.error().message().find("out of range"), std::string::npos);
+  }
+}
+
 // The seal covers every byte: any one byte changed anywhere in a manifest's text, to any of
 // several values, is refused with an error, never read with another meaning.
 TEST(Manifest, EveryChangedByteIsRefused) {

@@ -1,8 +1,11 @@
 // Manifest (de)serialization with strict validation. Thread safety: pure functions.
 #include "src/format/manifest.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <xxhash.h>
@@ -63,6 +66,26 @@ std::string seal_manifest(json j) {
 
 std::string manifest_text(const Manifest& m) { return seal_manifest(to_json(m)); }
 
+namespace {
+// A count (entries, bytes): a whole JSON number >= 0. nlohmann would also convert a float, and
+// one out of range (1e96) is undefined behaviour, so anything else is refused as damage.
+std::uint64_t count_at(const json& s, const char* key) {
+  const json& v = s.at(key);
+  if (!v.is_number_unsigned())
+    throw std::invalid_argument(fmt::format("'{}' is not a whole number >= 0", key));
+  return v.get<std::uint64_t>();
+}
+
+// Readers take build and stats numbers as integers of up to 32 bits or as doubles; a float of
+// 2^31 or more there can only be damage, and converting it to an integer would be undefined.
+bool numbers_in_range(const json& j) {
+  if (j.is_number_float()) return std::abs(j.get<double>()) < 2147483648.0;
+  if (j.is_structured())
+    return std::all_of(j.begin(), j.end(), [](const json& x) { return numbers_in_range(x); });
+  return true;
+}
+}  // namespace
+
 Result<Manifest> manifest_from_json(std::string_view text, std::string_view where,
                                     bool check_seal) {
   auto bad = [&](std::string_view what) {
@@ -106,12 +129,14 @@ Result<Manifest> manifest_from_json(std::string_view text, std::string_view wher
       SegmentRecord r;
       r.name = s.at("name").get<std::string>();
       r.file = s.at("file").get<std::string>();
-      r.entries = s.at("entries").get<std::uint64_t>();
-      r.file_bytes = s.at("file_bytes").get<std::uint64_t>();
-      r.raw_bytes = s.at("raw_bytes").get<std::uint64_t>();
+      r.entries = count_at(s, "entries");
+      r.file_bytes = count_at(s, "file_bytes");
+      r.raw_bytes = count_at(s, "raw_bytes");
       r.header_checksum = std::stoull(s.at("header_checksum").get<std::string>(), nullptr, 16);
       r.build = s.value("build", json::object());
       r.stats = s.value("stats", json::object());
+      if (!numbers_in_range(r.build) || !numbers_in_range(r.stats))
+        return bad(fmt::format("segment '{}' has a number out of range", r.name));
       if (r.file.empty() || r.file.find('/') != std::string::npos || r.file.front() == '.')
         return bad(fmt::format("segment '{}' names an invalid file '{}'", r.name, r.file));
       m.segments.push_back(std::move(r));
