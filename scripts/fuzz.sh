@@ -40,8 +40,10 @@ status=0
 printf '%-16s %12s %10s %8s %s\n' target executions "exec/s" corpus result
 for t in "${targets[@]}"; do
   log="$work/$t/log"
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  # A crash prints the final statistics twice: take the last.
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+  runs=${runs:-0} rate=${rate:-0}
   corpus=$(find "$work/$t/corpus" "tests/fuzz/corpus/$t" -type f | wc -l)
   found=$(find "$work/$t/artifacts" -type f | wc -l)
   result=ok
