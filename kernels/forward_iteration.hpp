@@ -335,19 +335,10 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
   const std::uint64_t chunk = std::max<std::uint64_t>(1, opt.chunk);
   const std::uint64_t chunks = (size + chunk - 1) / chunk;
   auto relax_one = [&](const typename G::Position& p, std::uint64_t i) {
-    if constexpr (HasValidity<G>)
-      if (!g.is_valid(seg, p)) return std::uint64_t{0};
-    int v = exits[i];
-    auto relax = [&](std::uint64_t child) {
+    int v = exits[i];  // a hole of the index: 0 and no children, so it never changes
+    detail::quiet_children(g, seg, p, [&](std::uint64_t child) {
       v = std::max(v, -static_cast<int>(detail::load(values[child])));
-    };
-    if constexpr (HasQuietChildren<G>) {
-      g.for_each_quiet_child(seg, p, relax);
-    } else {
-      g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
-        if (!m.converts) relax(m.index);
-      });
-    }
+    });
     if (v == detail::load(values[i])) return std::uint64_t{0};
     detail::store(values[i], static_cast<std::int8_t>(v));
     return std::uint64_t{1};
@@ -382,17 +373,7 @@ requires(G::kValueKind == ValueKind::score) ForwardStats
               __builtin_prefetch(&values[child]);
               kids.push_back(child);
             };
-            bool hole = false;
-            if constexpr (HasValidity<G>) hole = !g.is_valid(seg, p);
-            if (hole) {
-              // no children: its value stays exits[i] = 0
-            } else if constexpr (HasQuietChildren<G>) {
-              g.for_each_quiet_child(seg, p, collect);
-            } else {
-              g.for_each_move(seg, p, [&](const Child<typename G::SegmentId>& m) {
-                if (!m.converts) collect(m.index);
-              });
-            }
+            detail::quiet_children(g, seg, p, collect);  // a hole has none: it stays 0
             if (++i < end) g.next(seg, p);
           }
           start[nb] = static_cast<std::uint32_t>(kids.size());
