@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "src/io/file.hpp"
+#include "src/module/module.hpp"
 #include "src/version.hpp"
 
 namespace retra {
@@ -104,6 +105,18 @@ Result<const format::SegmentReader*> Database::segment(std::string_view name) co
                  fmt::format("database '{}' has no {} segment '{}'; build it first", dir_.string(),
                              manifest_.game, name));
   auto r = format::SegmentReader::open(dir_ / rec->file);
+  if (r && (*r)->rules_filled()) {
+    // The file leaves some entries to the game's rules: open it with them, so that every read
+    // sees the rules' values (src/format/segment.hpp, EntryRules).
+    const GameModule* game = find_module(manifest_.game);
+    if (!game)
+      return Error(Errc::mismatch, fmt::format("segment '{}' needs the rules of game '{}', which "
+                                               "this retra does not know",
+                                               (dir_ / rec->file).string(), manifest_.game));
+    auto rules = game->entry_rules(name);
+    if (!rules) return std::move(rules).error();
+    r = format::SegmentReader::open(dir_ / rec->file, 64, std::move(*rules));
+  }
   if (!r) {
     Error e = std::move(r).error();
     if (e.code() == Errc::not_found)
@@ -134,16 +147,26 @@ Status Database::commit_segment(format::SegmentRecord record,
   auto& segs = manifest_.segments;
   auto it =
       std::find_if(segs.begin(), segs.end(), [&](const auto& s) { return s.name == record.name; });
-  if (it != segs.end())
+  std::string replaced;  // the file the record named before, if another one
+  if (it != segs.end()) {
+    if (it->file != record.file) replaced = it->file;
     *it = std::move(record);
-  else
+  } else {
     segs.push_back(std::move(record));
+  }
   if (order)
     std::stable_sort(segs.begin(), segs.end(),
                      [&](const auto& a, const auto& b) { return order(a.name, b.name); });
   manifest_.updated = format::utc_now_iso8601();
   manifest_.tool_version = std::string(kVersion);
-  return save_manifest();
+  RETRA_TRY(save_manifest());
+  // Only once the manifest names the new file may the old one go (`retra recompress` writes a
+  // segment under a second name so that a crash leaves the manifest's file intact).
+  if (!replaced.empty()) {
+    std::error_code ec;
+    fs::remove(dir_ / replaced, ec);  // a leftover is harmless: the next recompress removes it
+  }
+  return {};
 }
 
 Status Database::save_manifest() {

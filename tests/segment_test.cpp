@@ -2,8 +2,12 @@
 // (header, table, block, truncation) reported as a typed error naming the damaged part.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <random>
+
+#include <fmt/format.h>
+#include <xxhash.h>
 
 #include "src/format/segment.hpp"
 #include "src/io/file.hpp"
@@ -163,6 +167,156 @@ TEST(AtomicFile, UncommittedWritesLeaveNothingBehind) {
   EXPECT_EQ(files, 1) << "the temporary file must be removed";
   ASSERT_TRUE(io::write_file_atomic(dir / "f", "new"));
   EXPECT_EQ(io::read_file(dir / "f").value(), "new");
+}
+
+// Every codec round-trips, through read_all, read_block and byte_at, with partial last blocks.
+TEST(SegmentCodecs, EveryCodecRoundTrips) {
+  test::TempDir dir;
+  const auto data = sample(300'000);
+  for (auto [choice, codec] : {std::pair{CodecChoice::zstd, Codec::zstd},
+                               std::pair{CodecChoice::zstd_dict, Codec::zstd_dict},
+                               std::pair{CodecChoice::rans_o1, Codec::rans_o1}}) {
+    const auto path = dir / fmt::format("c{}.rseg", static_cast<int>(codec));
+    auto w = write_segment(path, info(data.size(), 4096), data, {3, 2, choice});
+    ASSERT_TRUE(w) << w.error().message();
+    EXPECT_EQ(w->codec, codec);
+    auto r = SegmentReader::open(path);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ((*r)->codec(), codec);
+    EXPECT_EQ((*r)->version(), kSegmentVersion);
+    EXPECT_EQ((*r)->model_bytes() > 0, codec != Codec::zstd);
+    std::vector<std::uint8_t> all(data.size());
+    ASSERT_TRUE((*r)->read_all(all, 2));
+    EXPECT_EQ(all, data) << codec_name(codec);
+    for (std::uint64_t i : {0ull, 4095ull, 4096ull, 299'999ull, 123'456ull})
+      EXPECT_EQ(*(*r)->byte_at(i), data[i]) << codec_name(codec) << " entry " << i;
+  }
+}
+
+// auto keeps the smaller codec: rANS for noisy small values, zstd for repeated patterns.
+TEST(SegmentCodecs, AutomaticChoiceFollowsTheData) {
+  test::TempDir dir;
+  const auto noisy = sample(500'000);
+  auto a = write_segment(dir / "a.rseg", info(noisy.size(), 65536), noisy, {3, 2});
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->codec, Codec::rans_o1);
+  auto z =
+      write_segment(dir / "z.rseg", info(noisy.size(), 65536), noisy, {3, 2, CodecChoice::zstd});
+  ASSERT_TRUE(z);
+  EXPECT_LT(a->file_bytes, z->file_bytes);
+  std::vector<std::uint8_t> runs(500'000);  // a noisy stretch of 1,000 values, repeated
+  for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = noisy[i % 1000];
+  auto b = write_segment(dir / "b.rseg", info(runs.size(), 65536), runs, {3, 2});
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->codec, Codec::zstd);
+}
+
+// Rules for the tests: every entry whose index is a multiple of 3 is answered by the rules,
+// with the value index % 7.
+struct ThirdsRules final : EntryRules {
+  void rule_values(std::uint64_t first, std::span<std::int16_t> out) const override {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = (first + i) % 3 == 0 ? static_cast<std::int16_t>((first + i) % 7) : kStored;
+  }
+};
+
+std::vector<std::uint8_t> with_rules(std::size_t n) {
+  auto v = sample(n);
+  for (std::size_t i = 0; i < n; i += 3) v[i] = static_cast<std::uint8_t>(i % 7);
+  return v;
+}
+
+TEST(SegmentRules, FilledEntriesReadAsTheRulesValues) {
+  test::TempDir dir;
+  const auto data = with_rules(100'000);
+  auto rules = std::make_shared<ThirdsRules>();
+  for (auto choice : {CodecChoice::zstd, CodecChoice::rans_o1}) {
+    auto w =
+        write_segment(dir / "r.rseg", info(data.size(), 4096), data, {3, 2, choice, rules.get()});
+    ASSERT_TRUE(w) << w.error().message();
+    EXPECT_EQ(w->rule_entries, (data.size() + 2) / 3);
+    // The file really holds filler: read as stored, a rule entry repeats the entry before it.
+    auto r = SegmentReader::open(dir / "r.rseg", 64, rules);
+    ASSERT_TRUE(r);
+    EXPECT_TRUE((*r)->rules_filled());
+    std::vector<std::uint8_t> stored((*r)->raw_bytes(1));
+    ASSERT_TRUE((*r)->read_stored_block(1, stored));
+    EXPECT_EQ(stored[3 - 4096 % 3], stored[2 - 4096 % 3]);  // entry 4098 (a rule entry) = 4097
+    std::vector<std::uint8_t> all(data.size());
+    ASSERT_TRUE((*r)->read_all(all, 2));
+    EXPECT_EQ(all, data);
+    for (std::uint64_t i : {0ull, 3ull, 4098ull, 99'999ull, 4097ull})
+      EXPECT_EQ(*(*r)->byte_at(i), data[i]) << i;
+    // Without the rules nothing is read: filler is never a value.
+    auto bare = SegmentReader::open(dir / "r.rseg");
+    ASSERT_TRUE(bare);
+    EXPECT_FALSE((*bare)->byte_at(1));
+    EXPECT_FALSE((*bare)->read_all(all, 1));
+  }
+}
+
+TEST(SegmentRules, AValueTheRulesContradictIsNotFilled) {
+  test::TempDir dir;
+  auto data = with_rules(10'000);
+  data[3 * 1000] ^= 1;  // the kernel stored something else where the rules answer
+  ThirdsRules rules;
+  auto w = write_segment(dir / "r.rseg", info(data.size(), 4096), data,
+                         {3, 1, CodecChoice::zstd, &rules});
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code(), Errc::internal);
+  EXPECT_NE(w.error().message().find("entry 3000"), std::string::npos) << w.error().message();
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.rseg"));
+}
+
+// Files of format version 1 (zstd, no model, no flags) are still read.
+TEST(SegmentCodecs, VersionOneFilesAreRead) {
+  test::TempDir dir;
+  const auto data = sample(10'000);
+  ASSERT_TRUE(
+      write_segment(dir / "s.rseg", info(data.size(), 1024), data, {3, 1, CodecChoice::zstd}));
+  std::string bytes = io::read_file(dir / "s.rseg").value();
+  SegmentHeader h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  h.version = 1;
+  h.header_checksum = XXH3_64bits(&h, offsetof(SegmentHeader, header_checksum));
+  std::memcpy(bytes.data(), &h, sizeof h);
+  ASSERT_TRUE(io::write_file_atomic(dir / "v1.rseg", bytes));
+  auto r = SegmentReader::open(dir / "v1.rseg");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ((*r)->version(), 1u);
+  std::vector<std::uint8_t> all(data.size());
+  ASSERT_TRUE((*r)->read_all(all, 1));
+  EXPECT_EQ(all, data);
+  // A version 1 header with a codec is damaged, not a newer file.
+  h.codec = 2;
+  h.header_checksum = XXH3_64bits(&h, offsetof(SegmentHeader, header_checksum));
+  std::memcpy(bytes.data(), &h, sizeof h);
+  ASSERT_TRUE(io::write_file_atomic(dir / "v1.rseg", bytes));
+  auto bad = SegmentReader::open(dir / "v1.rseg");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), Errc::corrupt);
+}
+
+TEST(SegmentCodecs, DamagedModelSectionIsRefused) {
+  test::TempDir dir;
+  const auto data = sample(100'000);
+  auto w =
+      write_segment(dir / "s.rseg", info(data.size(), 4096), data, {3, 1, CodecChoice::rans_o1});
+  ASSERT_TRUE(w);
+  const std::uint64_t model_at = sizeof(SegmentHeader) + 25 * sizeof(BlockEntry);
+  flip_byte(dir / "s.rseg", model_at + 5);
+  auto r = SegmentReader::open(dir / "s.rseg");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), Errc::corrupt);
+  EXPECT_NE(r.error().message().find("model"), std::string::npos) << r.error().message();
+}
+
+TEST(SegmentCodecs, UnknownCodecNamesAreRefused) {
+  EXPECT_EQ(parse_codec_choice("rans-o1").value(), CodecChoice::rans_o1);
+  EXPECT_EQ(parse_codec_choice("auto").value(), CodecChoice::automatic);
+  auto bad = parse_codec_choice("lzma");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), Errc::invalid_argument);
 }
 
 TEST(AtomicFile, UnwritableDirectoryIsAnIoError) {

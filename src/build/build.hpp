@@ -42,6 +42,10 @@ struct BuildRequest {
   Metric metric = Metric::automatic;
   int zstd_level = 3;
   std::uint32_t block_entries = format::kDefaultBlockEntries;
+  // Block codec (docs/FORMAT.md): auto keeps the smaller of zstd and order-1 rANS per segment.
+  format::CodecChoice codec = format::CodecChoice::automatic;
+  // Store the entries the game's rules answer as filler (src/format/segment.hpp, EntryRules).
+  bool fill_rule_entries = true;
   // Memory the build may plan for (0: 80% of RAM). Checked before anything is written.
   std::uint64_t memory_limit = 0;
   // Read finished segments block-wise from disk even when they would fit in memory (slower).

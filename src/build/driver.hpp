@@ -34,6 +34,7 @@
 #include "src/memory.hpp"
 #include "src/memory_plan.hpp"
 #include "src/module/descriptor.hpp"
+#include "src/module/entry_rules.hpp"
 #include "src/version.hpp"
 
 namespace retra::builder {
@@ -483,8 +484,12 @@ class Driver {
                                    entries,
                                    1,
                                    req_.block_entries};
-    auto written = format::write_segment(db_->segment_path(name), info, values->span(),
-                                         {req_.zstd_level, threads});
+    std::optional<GameEntryRules<G>> rules;
+    if constexpr (kHasEntryRules<G>)
+      if (req_.fill_rule_entries) rules.emplace(sel_.game, Seg(s));
+    auto written =
+        format::write_segment(db_->segment_path(name), info, values->span(),
+                              {req_.zstd_level, threads, req_.codec, rules ? &*rules : nullptr});
     if (!written) return std::move(written).error();
     r.file_bytes = written->file_bytes;
     r.raw_bytes = written->raw_bytes;
@@ -508,6 +513,8 @@ class Driver {
                  {"capture_targets", in_memory_[s] ? "memory" : "block-wise"},
                  {"block_entries", req_.block_entries},
                  {"zstd_level", req_.zstd_level},
+                 {"codec", format::codec_name(written->codec)},
+                 {"rule_entries", written->rule_entries},
                  {"tuning", req_.tuning.to_string()},
                  {"tool_version", std::string(kVersion)},
                  {"finished", format::utc_now_iso8601()}};

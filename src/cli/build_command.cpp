@@ -24,6 +24,8 @@ struct BuildArgs {
   int jobs = 0;
   int zstd_level = 3;
   std::uint32_t block_size = format::kDefaultBlockEntries;
+  std::string codec = "auto";
+  bool no_fill = false;
   bool force = false;
   std::string memory = "80%";
   bool low_memory = false;
@@ -95,6 +97,8 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   req.metric = a.metric == "dtc" ? Metric::dtc : Metric::automatic;
   req.zstd_level = a.zstd_level;
   req.block_entries = a.block_size;
+  req.codec = format::parse_codec_choice(a.codec).value();  // CLI::IsMember checked the name
+  req.fill_rule_entries = !a.no_fill;
   auto limit = parse_memory_size(a.memory);
   if (!limit) return report_error(c, limit.error());
   req.memory_limit = *limit;
@@ -183,6 +187,12 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
       ->check(CLI::Range(1, 19));
   sub->add_option("--block-size", a->block_size, "Entries per compressed block")
       ->check(CLI::Range(256, 1 << 26));
+  sub->add_option("--codec", a->codec,
+                  "Block codec: auto (default: the smaller of zstd and rans-o1 per segment), "
+                  "zstd, zstd-dict or rans-o1 (docs/FORMAT.md)")
+      ->check(CLI::IsMember({"auto", "zstd", "zstd-dict", "rans-o1"}));
+  sub->add_flag("--no-fill", a->no_fill,
+                "Store the entries the rules answer (holes, king captures) instead of filler");
   sub->add_flag("--force", a->force, "Rebuild the named segments if they exist");
   sub->add_option("--memory", a->memory,
                   "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "

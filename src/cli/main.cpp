@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "src/recompress.hpp"
 #include "src/serve/explorer.hpp"
 #include "src/util/text.hpp"
 #include "src/verify/verify.hpp"
@@ -59,6 +60,76 @@ int info(const Common& c, const Database& db) {
         s.build.value("kernel", "?"), s.build.value("finished", "?"));
   std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", w, entries,
                            format_bytes(raw), format_bytes(file), ratio);
+  return kOk;
+}
+
+// `retra recompress`: finished segments rewritten with other block settings, no rebuild.
+struct RecompressArgs {
+  int level = 19;
+  std::uint32_t block_size = 1u << 20;
+  std::string codec = "auto";
+  bool no_fill = false;
+  std::vector<std::string> segments;
+};
+
+int recompress_cmd(const Common& c, const RecompressArgs& a) {
+  Progress progress;
+  RecompressOptions opt;
+  opt.zstd_level = a.level;
+  opt.block_entries = a.block_size;
+  opt.codec = format::parse_codec_choice(a.codec).value();  // CLI::IsMember checked the name
+  opt.fill_rule_entries = !a.no_fill;
+  opt.segments = a.segments;
+  opt.threads = c.resolved_threads();
+  opt.progress = &progress;
+  auto rep = [&] {
+    ProgressBar bar(progress, c.progress && !c.json);
+    return recompress(c.db, opt);
+  }();
+  if (!rep) return report_error(c, rep.error());
+  std::uint64_t before = 0, after = 0, entries = 0;
+  nlohmann::json segs = nlohmann::json::array();
+  for (const auto& r : *rep) {
+    before += r.bytes_before;
+    after += r.bytes_after;
+    entries += r.entries;
+    segs.push_back({{"name", r.name},
+                    {"entries", r.entries},
+                    {"bytes_before", r.bytes_before},
+                    {"bytes_after", r.bytes_after},
+                    {"codec_before", r.codec_before},
+                    {"codec_after", r.codec_after},
+                    {"rule_entries", r.rule_entries},
+                    {"bits_per_entry", r.entries ? 8.0 * static_cast<double>(r.bytes_after) /
+                                                       static_cast<double>(r.entries)
+                                                 : 0.0},
+                    {"seconds", r.seconds}});
+  }
+  const double bits = entries ? 8.0 * static_cast<double>(after) / static_cast<double>(entries) : 0;
+  if (c.json) {
+    print_json({{"ok", true},
+                {"db", c.db.string()},
+                {"zstd_level", a.level},
+                {"block_entries", a.block_size},
+                {"codec", a.codec},
+                {"segments", segs},
+                {"bytes_before", before},
+                {"bytes_after", after},
+                {"bits_per_entry", bits}});
+    return kOk;
+  }
+  std::size_t w = 8;
+  for (const auto& r : *rep) w = std::max(w, r.name.size());
+  std::cout << fmt::format("{:>{}} {:>14} {:>11} {:>11} {:>9} {:>9} {:>8}\n", "segment", w,
+                           "entries", "before", "after", "codec", "bits/pos", "seconds");
+  for (const auto& r : *rep)
+    std::cout << fmt::format(
+        "{:>{}} {:>14} {:>11} {:>11} {:>9} {:>9.3f} {:>8.2f}\n", r.name, w, r.entries,
+        format_bytes(r.bytes_before), format_bytes(r.bytes_after), r.codec_after,
+        r.entries ? 8.0 * static_cast<double>(r.bytes_after) / static_cast<double>(r.entries) : 0.0,
+        r.seconds);
+  std::cout << fmt::format("recompressed {} segments: {} -> {} ({:.3f} bits per entry)\n",
+                           rep->size(), format_bytes(before), format_bytes(after), bits);
   return kOk;
 }
 
@@ -232,6 +303,29 @@ int run(int argc, char** argv) {
     const GameModule* g = nullptr;
     if (auto db = open_db(c, g, exit)) exit = info(c, *db);
   });
+
+  RecompressArgs recompress_args;
+  auto* recompress_sub = app.add_subcommand(
+      "recompress", "Rewrite finished segments with other compression settings (no rebuild)");
+  add_db_options(recompress_sub, c, true);
+  recompress_sub->add_option("--level", recompress_args.level, "zstd level (default 19)")
+      ->check(CLI::Range(1, 19));
+  recompress_sub
+      ->add_option("--block-size", recompress_args.block_size,
+                   "Entries per block (default 1048576; smaller: faster cold probes)")
+      ->check(CLI::Range(256, 1 << 26));
+  recompress_sub
+      ->add_option("--codec", recompress_args.codec,
+                   "auto (default: the smaller of zstd and rans-o1 per segment), zstd, zstd-dict "
+                   "or rans-o1")
+      ->check(CLI::IsMember({"auto", "zstd", "zstd-dict", "rans-o1"}));
+  recompress_sub->add_flag("--no-fill", recompress_args.no_fill,
+                           "Store the entries the rules answer instead of filler");
+  recompress_sub
+      ->add_option("--segment", recompress_args.segments,
+                   "Only these segments (repeat or comma separate; default: all)")
+      ->delimiter(',');
+  recompress_sub->callback([&] { exit = recompress_cmd(c, recompress_args); });
 
   SolveArgs solve_args;
   auto* solve =

@@ -3,13 +3,17 @@
 
 #include <omp.h>
 #include <xxhash.h>
+#include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
+
+#include "src/format/rans.hpp"
 
 namespace retra::format {
 
@@ -38,6 +42,88 @@ std::uint64_t header_hash(const SegmentHeader& h) {
 
 }  // namespace
 
+std::string_view codec_name(Codec c) noexcept {
+  switch (c) {
+    case Codec::zstd:
+      return "zstd";
+    case Codec::zstd_dict:
+      return "zstd-dict";
+    case Codec::rans_o1:
+      return "rans-o1";
+  }
+  return "unknown";
+}
+
+Result<CodecChoice> parse_codec_choice(std::string_view text) {
+  if (text == "auto") return CodecChoice::automatic;
+  if (text == "zstd") return CodecChoice::zstd;
+  if (text == "zstd-dict") return CodecChoice::zstd_dict;
+  if (text == "rans-o1") return CodecChoice::rans_o1;
+  return Error(Errc::invalid_argument,
+               fmt::format("unknown codec '{}': use auto, zstd, zstd-dict or rans-o1", text));
+}
+
+namespace {
+
+// Per-thread zstd contexts: creating one per block costs more than decoding a small block.
+struct ZstdContexts {
+  ZSTD_CCtx* c = nullptr;
+  ZSTD_DCtx* d = nullptr;
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(c);
+    ZSTD_freeDCtx(d);
+  }
+  ZSTD_CCtx* cctx() { return c ? c : (c = ZSTD_createCCtx()); }
+  ZSTD_DCtx* dctx() { return d ? d : (d = ZSTD_createDCtx()); }
+};
+ZstdContexts& zstd_contexts() {
+  thread_local ZstdContexts z;
+  return z;
+}
+
+// The block as the file stores it: data's bytes, with the entries the rules answer replaced by
+// the entry before them (the block's first stored entry at the start). Returns the number of
+// rule entries, or an error if one holds a value other than the rules'.
+Result<std::uint64_t> prepare_block(std::span<const std::uint8_t> data, std::uint64_t first,
+                                    const EntryRules* rules, std::vector<std::uint8_t>& out,
+                                    std::vector<std::int16_t>& rule) {
+  out.assign(data.begin(), data.end());
+  if (!rules) return std::uint64_t{0};
+  rule.resize(data.size());
+  rules->rule_values(first, rule);
+  std::uint64_t n = 0;
+  std::uint8_t fill = 0;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (rule[i] == EntryRules::kStored) {
+      fill = out[i];
+      break;
+    }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (rule[i] == EntryRules::kStored) {
+      fill = out[i];
+      continue;
+    }
+    if (out[i] != static_cast<std::uint8_t>(rule[i]))
+      return Error(Errc::internal, fmt::format("entry {} holds {} but the rules give {}; it "
+                                               "cannot be left to the rules",
+                                               first + i, out[i], rule[i]));
+    out[i] = fill;
+    ++n;
+  }
+  return n;
+}
+
+// Blocks that stand for the whole segment when the writer estimates sizes or trains a
+// dictionary: all of them up to 64, else 64 spread evenly.
+std::vector<std::uint64_t> sample_blocks(std::uint64_t blocks) {
+  std::vector<std::uint64_t> s;
+  const std::uint64_t n = std::min<std::uint64_t>(blocks, 64);
+  for (std::uint64_t k = 0; k < n; ++k) s.push_back(k * blocks / n);
+  return s;
+}
+
+}  // namespace
+
 Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
                                   std::span<const std::uint8_t> data, const WriteOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -47,6 +133,11 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     return Error(Errc::internal,
                  fmt::format("segment '{}': {} bytes given for {} entries of {}", info.name,
                              data.size(), info.entries, info.entry_bytes));
+  if (opt.rules && info.entry_bytes != 1)
+    return Error(Errc::internal, "rule entries are filled in one-byte entries only");
+  if (opt.zstd_level < 1 || opt.zstd_level > ZSTD_maxCLevel())
+    return Error(Errc::invalid_argument,
+                 fmt::format("zstd level {} is outside 1..{}", opt.zstd_level, ZSTD_maxCLevel()));
   SegmentHeader h{};
   std::memcpy(h.magic, kSegmentMagic, sizeof h.magic);
   h.version = kSegmentVersion;
@@ -61,58 +152,205 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   h.block_entries = info.block_entries;
   h.blocks = info.blocks();
   h.table_offset = sizeof(SegmentHeader);
-  h.data_offset = h.table_offset + h.blocks * sizeof(BlockEntry);
   h.zstd_level = opt.zstd_level;
+  h.flags = opt.rules ? kRuleEntriesFilled : 0;
+
+  const std::uint64_t block_bytes = std::uint64_t{info.block_entries} * info.entry_bytes;
+  const int threads = std::max(1, opt.threads);
+  auto raw_block = [&](std::uint64_t b) {
+    const std::uint64_t begin = b * block_bytes;
+    return data.subspan(begin, std::min<std::uint64_t>(block_bytes, data.size() - begin));
+  };
+  auto prepare = [&](std::uint64_t b, std::vector<std::uint8_t>& out,
+                     std::vector<std::int16_t>& rule) {
+    return prepare_block(raw_block(b), b * info.block_entries, opt.rules, out, rule);
+  };
+
+  // Choose the codec. The sample's blocks are prepared once here and reused for the estimates
+  // and the dictionary.
+  Codec codec = Codec::zstd;
+  std::vector<std::uint8_t> model;
+  std::optional<rans::Model> rans_model;
+  ZSTD_CDict* cdict = nullptr;
+  struct FreeCDict {
+    ZSTD_CDict*& d;
+    ~FreeCDict() { ZSTD_freeCDict(d); }
+  } free_cdict{cdict};
+  if (h.blocks > 0 && opt.codec != CodecChoice::zstd) {
+    const auto sample = sample_blocks(h.blocks);
+    std::vector<std::vector<std::uint8_t>> prepared(sample.size());
+    std::vector<std::size_t> zsize(sample.size(), 0);
+    int failed = 0;
+    const bool estimate = opt.codec == CodecChoice::automatic;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
+    for (std::size_t k = 0; k < sample.size(); ++k) {
+      std::vector<std::int16_t> rule;
+      if (!prepare(sample[k], prepared[k], rule)) {
+        ++failed;
+        continue;
+      }
+      if (!estimate) continue;
+      std::vector<std::uint8_t> buf(ZSTD_compressBound(prepared[k].size()));
+      const std::size_t c =
+          ZSTD_compressCCtx(zstd_contexts().cctx(), buf.data(), buf.size(), prepared[k].data(),
+                            prepared[k].size(), opt.zstd_level);
+      if (ZSTD_isError(c)) ++failed;
+      zsize[k] = c;
+    }
+    if (failed) {
+      // Report the first failure the encode pass would meet, with its message.
+      std::vector<std::uint8_t> out;
+      std::vector<std::int16_t> rule;
+      for (std::uint64_t s : sample) RETRA_TRY(prepare(s, out, rule));
+      return Error(Errc::internal, fmt::format("zstd failed on a block of '{}'", info.name));
+    }
+    std::uint64_t sample_raw = 0, sample_zstd = 0;
+    for (std::size_t k = 0; k < sample.size(); ++k) {
+      sample_raw += prepared[k].size();
+      sample_zstd += zsize[k];
+    }
+    const double scale = static_cast<double>(data.size()) / static_cast<double>(sample_raw);
+    bool rans = opt.codec == CodecChoice::rans_o1;
+    if (estimate) {
+      rans::Model::Counts counts(256 * 256, 0);
+      for (const auto& p : prepared) rans::Model::count_block(p, counts);
+      const rans::Model m = rans::Model::from_counts(counts);
+      const double rans_bytes =
+          (m.cost_bits(counts) / 8 + 4.0 * static_cast<double>(sample.size())) * scale +
+          static_cast<double>(m.serialize().size());
+      // zstd decodes ~5x faster: rANS must save at least 2% to be chosen.
+      rans = rans_bytes < 0.98 * static_cast<double>(sample_zstd) * scale;
+    }
+    if (rans) {
+      // The model of the whole segment, counted block by block in parallel.
+      std::vector<rans::Model::Counts> per_thread(static_cast<std::size_t>(threads));
+      int bad = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : bad)
+      {
+        auto& counts = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
+        counts.assign(256 * 256, 0);
+        std::vector<std::uint8_t> out;
+        std::vector<std::int16_t> rule;
+#pragma omp for schedule(dynamic, 4)
+        for (std::uint64_t b = 0; b < h.blocks; ++b) {
+          if (!prepare(b, out, rule)) {
+            ++bad;
+            continue;
+          }
+          rans::Model::count_block(out, counts);
+        }
+      }
+      if (bad) {
+        std::vector<std::uint8_t> out;
+        std::vector<std::int16_t> rule;
+        for (std::uint64_t b = 0; b < h.blocks; ++b) RETRA_TRY(prepare(b, out, rule));
+      }
+      for (std::size_t t = 1; t < per_thread.size(); ++t)
+        for (std::size_t i = 0; i < per_thread[0].size(); ++i) per_thread[0][i] += per_thread[t][i];
+      rans_model = rans::Model::from_counts(per_thread[0]);
+      model = rans_model->serialize();
+      codec = Codec::rans_o1;
+    } else if (opt.codec == CodecChoice::zstd_dict && sample.size() >= 8) {
+      // zstd's default dictionary size, trained on (up to 64 KiB of) each sample block.
+      std::vector<std::uint8_t> samples;
+      std::vector<std::size_t> sizes;
+      for (const auto& p : prepared) {
+        const std::size_t n = std::min<std::size_t>(p.size(), 64 << 10);
+        samples.insert(samples.end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
+        sizes.push_back(n);
+      }
+      std::vector<std::uint8_t> dict(112 << 10);
+      const std::size_t n =
+          ZDICT_trainFromBuffer(dict.data(), dict.size(), samples.data(), sizes.data(),
+                                static_cast<unsigned>(sizes.size()));
+      if (!ZDICT_isError(n)) {  // too little or too uniform data: plain zstd
+        dict.resize(n);
+        cdict = ZSTD_createCDict(dict.data(), dict.size(), opt.zstd_level);
+        if (!cdict) return Error(Errc::internal, "zstd could not load its trained dictionary");
+        model = std::move(dict);
+        codec = Codec::zstd_dict;
+      }
+    }
+  }
+  h.codec = static_cast<std::uint32_t>(codec);
+  h.model_offset = model.empty() ? 0 : h.table_offset + h.blocks * sizeof(BlockEntry);
+  h.model_bytes = model.size();
+  h.model_checksum = model.empty() ? 0 : XXH3_64bits(model.data(), model.size());
+  h.data_offset = h.table_offset + h.blocks * sizeof(BlockEntry) + model.size();
 
   auto file = io::AtomicFile::create(path);
   if (!file) return std::move(file).error();
 
   std::vector<BlockEntry> table(h.blocks);
-  const std::uint64_t block_bytes = std::uint64_t{info.block_entries} * info.entry_bytes;
   // Compress a batch of blocks in parallel, then append them in order; batches bound the memory
   // held in compressed buffers to about batch * block_bytes.
-  const std::uint64_t batch =
-      std::max<std::uint64_t>(64, 4 * static_cast<std::uint64_t>(opt.threads));
+  const std::uint64_t batch = std::max<std::uint64_t>(64, 4 * static_cast<std::uint64_t>(threads));
   std::vector<std::vector<std::uint8_t>> bufs(batch);
   std::vector<std::size_t> sizes(batch);
+  std::vector<std::uint64_t> rule_entries(batch);
   std::uint64_t offset = h.data_offset;
+  WriteReport r;
   for (std::uint64_t first = 0; first < h.blocks; first += batch) {
     const std::uint64_t count = std::min(batch, h.blocks - first);
     int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads)) reduction(+ : failed)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
     for (std::uint64_t k = 0; k < count; ++k) {
       const std::uint64_t b = first + k;
-      const std::uint64_t begin = b * block_bytes;
-      const std::uint64_t raw = std::min<std::uint64_t>(block_bytes, data.size() - begin);
+      thread_local std::vector<std::uint8_t> raw;
+      thread_local std::vector<std::int16_t> rule;
+      auto n = prepare(b, raw, rule);
+      if (!n) {
+        failed += 1;
+        continue;
+      }
+      rule_entries[k] = *n;
       auto& buf = bufs[k];
-      buf.resize(ZSTD_compressBound(raw));
-      const std::size_t c =
-          ZSTD_compress(buf.data(), buf.size(), data.data() + begin, raw, opt.zstd_level);
-      if (ZSTD_isError(c)) {
+      constexpr std::size_t kFailed = static_cast<std::size_t>(-1);
+      std::size_t c = kFailed;
+      if (codec == Codec::rans_o1) {
+        // Cannot fail: the model was counted from these very blocks.
+        if (rans_model->encode(raw, buf)) c = buf.size();
+      } else {
+        buf.resize(ZSTD_compressBound(raw.size()));
+        c = codec == Codec::zstd_dict
+                ? ZSTD_compress_usingCDict(zstd_contexts().cctx(), buf.data(), buf.size(),
+                                           raw.data(), raw.size(), cdict)
+                : ZSTD_compressCCtx(zstd_contexts().cctx(), buf.data(), buf.size(), raw.data(),
+                                    raw.size(), opt.zstd_level);
+        if (ZSTD_isError(c)) c = kFailed;
+      }
+      if (c == kFailed) {
         failed += 1;
         sizes[k] = 0;
         continue;
       }
       sizes[k] = c;
-      table[b].raw_bytes = static_cast<std::uint32_t>(raw);
+      table[b].raw_bytes = static_cast<std::uint32_t>(raw.size());
       table[b].compressed_bytes = static_cast<std::uint32_t>(c);
       table[b].checksum = XXH3_64bits(buf.data(), c);
     }
-    if (failed)
-      return Error(Errc::internal, fmt::format("zstd failed on a block of '{}'", info.name));
+    if (failed) {
+      std::vector<std::uint8_t> out;
+      std::vector<std::int16_t> rule;
+      for (std::uint64_t k = 0; k < count; ++k) RETRA_TRY(prepare(first + k, out, rule));
+      return Error(Errc::internal, fmt::format("compressing a block of '{}' failed ({})", info.name,
+                                               codec_name(codec)));
+    }
     for (std::uint64_t k = 0; k < count; ++k) {
       table[first + k].offset = offset;
       RETRA_TRY(file->pwrite(bufs[k].data(), sizes[k], offset));
       offset += sizes[k];
+      r.rule_entries += rule_entries[k];
     }
   }
   h.file_bytes = offset;
   h.table_checksum = XXH3_64bits(table.data(), table.size() * sizeof(BlockEntry));
   h.header_checksum = header_hash(h);
   RETRA_TRY(file->pwrite(table.data(), table.size() * sizeof(BlockEntry), h.table_offset));
+  if (!model.empty()) RETRA_TRY(file->pwrite(model.data(), model.size(), h.model_offset));
   RETRA_TRY(file->pwrite(&h, sizeof h, 0));
   RETRA_TRY(file->commit());
-  WriteReport r;
+  r.codec = codec;
   r.file_bytes = h.file_bytes;
   r.raw_bytes = data.size();
   r.header_checksum = h.header_checksum;
@@ -129,10 +367,16 @@ struct SegmentReader::Cache {
   std::unordered_map<std::uint64_t, decltype(lru)::iterator> where;
 };
 
+struct SegmentReader::Model {
+  std::optional<rans::Model> rans;
+  ZSTD_DDict* ddict = nullptr;
+  ~Model() { ZSTD_freeDDict(ddict); }
+};
+
 SegmentReader::~SegmentReader() = default;
 
-Result<std::unique_ptr<SegmentReader>> SegmentReader::open(const fs::path& path,
-                                                           std::size_t cache_blocks) {
+Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
+    const fs::path& path, std::size_t cache_blocks, std::shared_ptr<const EntryRules> rules) {
   auto m = io::MappedFile::open(path);
   if (!m) return std::move(m).error();
   std::unique_ptr<SegmentReader> r(new SegmentReader());
@@ -150,15 +394,25 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(const fs::path& path,
     return Error(Errc::corrupt,
                  fmt::format("'{}' is not a retra segment file (bad magic)", path.string()));
   if (h.header_checksum != header_hash(h)) return corrupt("header checksum mismatch");
-  if (h.version != kSegmentVersion)
+  if (h.version != 1 && h.version != kSegmentVersion)
     return Error(Errc::mismatch, fmt::format("segment '{}' has format version {}, this retra "
-                                             "reads version {}",
+                                             "reads versions 1 and {}",
                                              path.string(), h.version, kSegmentVersion));
+  // Version 1 had zeros where version 2 keeps codec, model and flags: the checks below hold.
+  if (h.codec > static_cast<std::uint32_t>(Codec::rans_o1) || (h.flags & ~kRuleEntriesFilled))
+    return Error(Errc::mismatch,
+                 fmt::format("segment '{}' uses a codec or flags this retra does not know (codec "
+                             "{}, flags {:#x}): read it with a newer retra",
+                             path.string(), h.codec, h.flags));
+  const std::uint64_t table_end = h.table_offset + h.blocks * sizeof(BlockEntry);
+  const bool needs_model = h.codec != static_cast<std::uint32_t>(Codec::zstd);
   if (h.header_bytes != sizeof(SegmentHeader) || h.entry_bytes == 0 || h.block_entries == 0 ||
       h.blocks != (h.entries + h.block_entries - 1) / h.block_entries ||
-      h.table_offset != sizeof(SegmentHeader) ||
-      h.data_offset != h.table_offset + h.blocks * sizeof(BlockEntry) ||
-      h.file_bytes != bytes.size())
+      h.table_offset != sizeof(SegmentHeader) || h.blocks > bytes.size() ||
+      (h.model_bytes ? h.model_offset != table_end : h.model_offset != 0) ||
+      (needs_model != (h.model_bytes != 0)) || h.model_bytes > bytes.size() ||
+      h.data_offset != table_end + h.model_bytes || h.data_offset > bytes.size() ||
+      h.file_bytes != bytes.size() || (h.version == 1 && (h.codec || h.model_bytes || h.flags)))
     return corrupt("inconsistent header fields (or the file was truncated)");
   r->table_.resize(h.blocks);
   if (h.blocks)  // an empty segment has no table (and data() may be null)
@@ -173,6 +427,20 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(const fs::path& path,
         e.offset + e.compressed_bytes > h.file_bytes)
       return corrupt(fmt::format("block table row {} is out of bounds", b));
   }
+  r->model_ = std::make_unique<Model>();
+  if (h.model_bytes) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data()) + h.model_offset;
+    if (XXH3_64bits(p, h.model_bytes) != h.model_checksum)
+      return corrupt("model section checksum mismatch");
+    if (h.codec == static_cast<std::uint32_t>(Codec::rans_o1)) {
+      auto model = rans::Model::parse({p, h.model_bytes});
+      if (!model) return corrupt(model.error().message());
+      r->model_->rans = std::move(*model);
+    } else {
+      r->model_->ddict = ZSTD_createDDict(p, h.model_bytes);
+      if (!r->model_->ddict) return corrupt("zstd cannot load the dictionary");
+    }
+  }
   r->info_.game = get_field(h.game);
   r->info_.variant = get_field(h.variant);
   r->info_.indexer = get_field(h.indexer);
@@ -182,6 +450,19 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(const fs::path& path,
   r->info_.entry_bytes = h.entry_bytes;
   r->info_.block_entries = h.block_entries;
   r->header_checksum_ = h.header_checksum;
+  r->version_ = h.version;
+  r->codec_ = static_cast<Codec>(h.codec);
+  r->zstd_level_ = h.zstd_level;
+  r->model_bytes_ = h.model_bytes;
+  r->rules_filled_ = (h.flags & kRuleEntriesFilled) != 0;
+  if (r->rules_filled_ && h.entry_bytes != 1)
+    return corrupt("rule entries filled in entries wider than one byte");
+  r->rules_ = std::move(rules);
+  // cache_blocks counts default-sized blocks: larger blocks get proportionally fewer slots, so
+  // the cache's memory stays what the caller chose (but at least one block per shard).
+  const std::uint64_t per_default =
+      std::max<std::uint64_t>(1, h.block_entries / kDefaultBlockEntries);
+  cache_blocks = static_cast<std::size_t>(cache_blocks / per_default);
   r->cache_ = std::make_unique<Cache[]>(kCacheShards);
   for (std::size_t i = 0; i < kCacheShards; ++i)
     r->cache_[i].capacity =
@@ -200,15 +481,49 @@ Error SegmentReader::block_error(std::uint64_t b, std::string_view what) const {
 }
 
 Status SegmentReader::read_block(std::uint64_t b, std::span<std::uint8_t> out) const {
+  RETRA_TRY(read_stored_block(b, out));
+  if (rules_filled_) {
+    // Put the rules' values back where the writer stored filler.
+    thread_local std::vector<std::int16_t> rule;
+    rule.resize(out.size());
+    rules_->rule_values(b * info_.block_entries, rule);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (rule[i] != EntryRules::kStored) out[i] = static_cast<std::uint8_t>(rule[i]);
+  }
+  return {};
+}
+
+std::uint8_t SegmentReader::entry_value(std::uint64_t index, std::uint8_t stored) const {
+  if (!rules_filled_ || !rules_) return stored;  // without rules no block could be read
+  std::int16_t rule = EntryRules::kStored;
+  rules_->rule_values(index, {&rule, 1});
+  return rule == EntryRules::kStored ? stored : static_cast<std::uint8_t>(rule);
+}
+
+Status SegmentReader::read_stored_block(std::uint64_t b, std::span<std::uint8_t> out) const {
   const BlockEntry& e = table_[b];
   if (out.size() != e.raw_bytes)
     return Error(Errc::internal, "read_block: output buffer has the wrong size");
-  const std::byte* src = file_.bytes().data() + e.offset;
+  if (rules_filled_ && !rules_)
+    return Error(Errc::internal,
+                 fmt::format("segment '{}' leaves some entries to its game's rules and was "
+                             "opened without them",
+                             file_.path().string()));
+  const auto* src = reinterpret_cast<const std::uint8_t*>(file_.bytes().data()) + e.offset;
   if (XXH3_64bits(src, e.compressed_bytes) != e.checksum)
     return block_error(b, "checksum mismatch");
-  const std::size_t n = ZSTD_decompress(out.data(), out.size(), src, e.compressed_bytes);
-  if (ZSTD_isError(n)) return block_error(b, ZSTD_getErrorName(n));
-  if (n != e.raw_bytes) return block_error(b, "decompressed size mismatch");
+  if (codec_ == Codec::rans_o1) {
+    if (!model_->rans->decode({src, e.compressed_bytes}, out))
+      return block_error(b, "rANS stream does not decode to the block");
+  } else {
+    ZSTD_DCtx* d = zstd_contexts().dctx();
+    const std::size_t n =
+        model_->ddict ? ZSTD_decompress_usingDDict(d, out.data(), out.size(), src,
+                                                   e.compressed_bytes, model_->ddict)
+                      : ZSTD_decompressDCtx(d, out.data(), out.size(), src, e.compressed_bytes);
+    if (ZSTD_isError(n)) return block_error(b, ZSTD_getErrorName(n));
+    if (n != e.raw_bytes) return block_error(b, "decompressed size mismatch");
+  }
   return {};
 }
 
@@ -247,12 +562,12 @@ Result<std::uint8_t> SegmentReader::byte_at(std::uint64_t index) const {
     std::lock_guard lock(c.mu);
     if (auto it = c.where.find(b); it != c.where.end()) {
       c.lru.splice(c.lru.begin(), c.lru, it->second);
-      return it->second->second[off];
+      return entry_value(index, it->second->second[off]);
     }
   }
   std::vector<std::uint8_t> buf(table_[b].raw_bytes);
-  RETRA_TRY(read_block(b, buf));
-  const std::uint8_t v = buf[off];
+  RETRA_TRY(read_stored_block(b, buf));
+  const std::uint8_t v = entry_value(index, buf[off]);
   std::lock_guard lock(c.mu);
   if (c.where.find(b) == c.where.end()) {
     c.lru.emplace_front(b, std::move(buf));

@@ -1,5 +1,6 @@
 // The on-disk segment: one file of fixed-size entries, cut into blocks that are compressed
-// independently with zstd, with a block table and XXH3 checksums (layout: docs/FORMAT.md).
+// independently (zstd, zstd with a dictionary, or order-1 rANS), with a block table, an optional
+// model (dictionary or rANS tables) and XXH3 checksums (layout: docs/FORMAT.md).
 // Thread safety: write_segment is reentrant; a SegmentReader may be shared by many threads
 // (its block cache is locked; the mapping is read-only).
 #pragma once
@@ -25,7 +26,9 @@ static_assert(std::endian::native == std::endian::little,
               "the segment format is little-endian and retra reads it in place");
 
 inline constexpr char kSegmentMagic[8] = {'R', 'E', 'T', 'R', 'A', 'S', 'E', 'G'};
-inline constexpr std::uint32_t kSegmentVersion = 1;
+// Version 2 added the codec and the model section (and entries the rules answer); version 1
+// files (zstd, no model) are still read.
+inline constexpr std::uint32_t kSegmentVersion = 2;
 inline constexpr std::uint32_t kDefaultBlockEntries = 1u << 16;
 
 // What a segment holds; every string field must fit its header slot (checked by the writer).
@@ -62,13 +65,31 @@ struct SegmentHeader {
   std::uint64_t file_bytes;
   std::uint64_t table_checksum;  // XXH3-64 of the block table
   std::int32_t zstd_level;
-  std::uint32_t reserved0;
-  std::uint8_t reserved[56];
+  std::uint32_t codec;         // Codec (version 2; 0 in version 1)
+  std::uint64_t model_offset;  // the model section: zstd dictionary or rANS tables (or 0)
+  std::uint64_t model_bytes;
+  std::uint64_t model_checksum;  // XXH3-64 of the model section
+  std::uint32_t flags;           // kRuleEntriesFilled
+  std::uint8_t reserved[28];
   std::uint64_t header_checksum;  // XXH3-64 of bytes [0, 248)
 };
 static_assert(sizeof(SegmentHeader) == 256);
 static_assert(offsetof(SegmentHeader, entries) == 128);
+static_assert(offsetof(SegmentHeader, codec) == 188);
+static_assert(offsetof(SegmentHeader, flags) == 216);
 static_assert(offsetof(SegmentHeader, header_checksum) == 248);
+
+// How the blocks are coded. Every block stays an independent unit under each codec.
+enum class Codec : std::uint32_t {
+  zstd = 0,       // one zstd frame per block
+  zstd_dict = 1,  // one zstd frame per block, against the segment's dictionary (the model)
+  rans_o1 = 2,    // order-1 rANS with the segment's frequency tables (the model)
+};
+// "zstd", "zstd-dict", "rans-o1".
+std::string_view codec_name(Codec c) noexcept;
+
+// Header flag: entries that the rules answer are stored as filler, see EntryRules.
+inline constexpr std::uint32_t kRuleEntriesFilled = 1;
 
 // One block table row, 24 bytes.
 struct BlockEntry {
@@ -79,12 +100,36 @@ struct BlockEntry {
 };
 static_assert(sizeof(BlockEntry) == 24);
 
+// Entries a game's rules answer without the file: holes of the index, positions whose value the
+// rules fix (a mover that can capture the king). The writer stores each as a copy of the entry
+// before it, so that they extend runs instead of breaking them, and sets kRuleEntriesFilled; a
+// reader of such a file puts the rules' value back into every block it decodes, so no read ever
+// sees a filler. Implemented once for every game (src/module/module_of.hpp). Thread safety:
+// rule_values is called concurrently.
+class EntryRules {
+ public:
+  virtual ~EntryRules() = default;
+  // out[i] = the byte the rules give entry first + i, or kStored if the entry must be stored.
+  static constexpr std::int16_t kStored = -1;
+  virtual void rule_values(std::uint64_t first, std::span<std::int16_t> out) const = 0;
+};
+
+// Which codec the writer uses: `automatic` estimates zstd (by compressing a sample of blocks)
+// and order-1 rANS (exactly, from the model's statistics) and keeps the smaller.
+enum class CodecChoice { automatic, zstd, zstd_dict, rans_o1 };
+// Parses "auto", "zstd", "zstd-dict", "rans-o1".
+Result<CodecChoice> parse_codec_choice(std::string_view text);
+
 struct WriteOptions {
   int zstd_level = 3;
   int threads = 1;
+  CodecChoice codec = CodecChoice::automatic;
+  const EntryRules* rules = nullptr;  // fill the entries the rules answer (see EntryRules)
 };
 
 struct WriteReport {
+  Codec codec = Codec::zstd;
+  std::uint64_t rule_entries = 0;  // entries stored as filler
   std::uint64_t file_bytes = 0;
   std::uint64_t raw_bytes = 0;
   std::uint64_t header_checksum = 0;
@@ -92,7 +137,9 @@ struct WriteReport {
 };
 
 // Writes `data` (entries * entry_bytes bytes) as a segment at `path`, atomically: the file appears
-// under its name only complete and fsync'd. Blocks are compressed in parallel.
+// under its name only complete and fsync'd. Blocks are compressed in parallel. With opt.rules,
+// an entry the rules answer must hold the rules' value (else Errc::internal: filling it would
+// lose a value).
 Result<WriteReport> write_segment(const std::filesystem::path& path, const SegmentInfo& info,
                                   std::span<const std::uint8_t> data, const WriteOptions& opt);
 
@@ -102,8 +149,11 @@ Result<WriteReport> write_segment(const std::filesystem::path& path, const Segme
 class SegmentReader {
  public:
   // cache_blocks: decompressed blocks kept for byte_at(), spread over kCacheShards locks.
+  // rules: needed to read a file whose rule entries are filled (rules_filled()); a block read
+  // from such a file without them is an error, never filler. The reader keeps the pointer.
   static Result<std::unique_ptr<SegmentReader>> open(const std::filesystem::path& path,
-                                                     std::size_t cache_blocks = 64);
+                                                     std::size_t cache_blocks = 64,
+                                                     std::shared_ptr<const EntryRules> rules = {});
   static constexpr std::size_t kCacheShards = 16;
   ~SegmentReader();
 
@@ -111,13 +161,27 @@ class SegmentReader {
   const std::filesystem::path& path() const noexcept { return file_.path(); }
   std::uint64_t file_bytes() const noexcept { return file_.bytes().size(); }
   std::uint64_t header_checksum() const noexcept { return header_checksum_; }
+  std::uint32_t version() const noexcept { return version_; }
+  Codec codec() const noexcept { return codec_; }
+  int zstd_level() const noexcept { return zstd_level_; }
+  std::uint64_t model_bytes() const noexcept { return model_bytes_; }
+  bool rules_filled() const noexcept { return rules_filled_; }
+  // The whole block table (compressed sizes, for reports).
+  std::span<const BlockEntry> blocks() const noexcept { return table_; }
 
-  // Decompresses block b into out (exactly raw_bytes(b) bytes). No caching.
+  // Decompresses block b into out (exactly raw_bytes(b) bytes), every entry exact (the rules'
+  // values put back where rules_filled()). No caching.
   Status read_block(std::uint64_t b, std::span<std::uint8_t> out) const;
+  // The same as stored: where rules_filled(), the entries the rules answer hold filler. For
+  // block caches that serve single entries through entry_value(), which costs one position's
+  // rules instead of a whole block's.
+  Status read_stored_block(std::uint64_t b, std::span<std::uint8_t> out) const;
+  // The value of entry `index` whose stored byte is `stored`.
+  std::uint8_t entry_value(std::uint64_t index, std::uint8_t stored) const;
   std::uint32_t raw_bytes(std::uint64_t b) const noexcept { return table_[b].raw_bytes; }
   // All entries, decompressed with `threads` threads; out.size() == entries * entry_bytes.
   Status read_all(std::span<std::uint8_t> out, int threads) const;
-  // One single-byte entry, through the block cache (thread-safe).
+  // One single-byte entry, through the block cache of stored blocks (thread-safe).
   Result<std::uint8_t> byte_at(std::uint64_t index) const;
 
  private:
@@ -127,7 +191,15 @@ class SegmentReader {
   io::MappedFile file_;
   SegmentInfo info_;
   std::uint64_t header_checksum_ = 0;
+  std::uint32_t version_ = 0;
+  Codec codec_ = Codec::zstd;
+  int zstd_level_ = 0;
+  std::uint64_t model_bytes_ = 0;
+  bool rules_filled_ = false;
+  std::shared_ptr<const EntryRules> rules_;
   std::vector<BlockEntry> table_;
+  struct Model;  // the decoder side of the model section
+  std::unique_ptr<Model> model_;
 
   // LRUs of decompressed blocks for point probes, sharded by block number so that threads
   // probing different blocks rarely wait for each other.

@@ -97,6 +97,12 @@ class GameModule {
   // ---- verify --------------------------------------------------------------------------------
   virtual Result<VerifyReport> verify(const Database& db, const VerifyOptions& opt) const = 0;
 
+  // ---- segments ------------------------------------------------------------------------------
+  // The rules that answer some entries of segment `segment` (src/module/entry_rules.hpp), which
+  // a reader needs when the file leaves them to the rules; null for a game without such rules.
+  virtual Result<std::shared_ptr<const format::EntryRules>> entry_rules(
+      std::string_view segment) const = 0;
+
   // ---- probe ---------------------------------------------------------------------------------
   // Finds the segment and index of a position given as text; segments: the manifest's names.
   virtual std::unique_ptr<probe::Locator> locator(std::span<const std::string> segments) const = 0;

@@ -11,6 +11,7 @@
 
 #include "src/build/driver.hpp"
 #include "src/module/descriptor.hpp"
+#include "src/module/entry_rules.hpp"
 #include "src/module/module.hpp"
 #include "src/solve/engine_solver.hpp"
 #include "src/verify/driver.hpp"
@@ -56,6 +57,22 @@ class ModuleOf final : public GameModule {
     return verifier::run<D>(db, opt);
   }
 
+  Result<std::shared_ptr<const format::EntryRules>> entry_rules(
+      std::string_view segment) const override {
+    if constexpr (!kHasEntryRules<G>) {
+      (void)segment;
+      return std::shared_ptr<const format::EntryRules>();
+    } else {
+      const std::vector<std::string> names{std::string(segment)};
+      auto sel = D::select(names);
+      if (!sel) return std::move(sel).error();
+      for (const auto& s : sel->order)
+        if (D::segment_name(*sel->game, s) == segment)
+          return std::shared_ptr<const format::EntryRules>(
+              std::make_shared<GameEntryRules<G>>(sel->game, s));
+      return Error(Errc::internal, fmt::format("{} has no segment '{}'", G::kName, segment));
+    }
+  }
   std::unique_ptr<probe::Locator> locator(std::span<const std::string> segments) const override {
     return D::locator(segments);
   }

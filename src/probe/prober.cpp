@@ -136,8 +136,10 @@ const format::SegmentReader* Prober::Impl::reader(Slot& s, Value* err) const {
 
 Status Prober::Impl::load(const format::SegmentReader& r, std::uint64_t block,
                           std::vector<std::uint8_t>& out) const {
+  // The cache keeps blocks as stored; byte() and read_sorted() put the rules' values back per
+  // entry read (SegmentReader::entry_value), which is cheaper than a whole block's rules.
   out.resize(r.raw_bytes(block));
-  if (retra::Status st = r.read_block(block, out); !st) {
+  if (retra::Status st = r.read_stored_block(block, out); !st) {
     cache->set_error(st.error().message());
     return detail::status_of(st.error().code());
   }
@@ -155,9 +157,11 @@ Value Prober::Impl::byte(int slot, std::uint64_t index) const {
                                r->info().entries));
   const std::uint32_t be = r->info().block_entries;
   const std::uint64_t block = index / be;
-  return cache->byte((static_cast<std::uint64_t>(slot) << 40) | block,
-                     static_cast<std::uint32_t>(index % be),
-                     [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
+  Value v = cache->byte((static_cast<std::uint64_t>(slot) << 40) | block,
+                        static_cast<std::uint32_t>(index % be),
+                        [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
+  if (v.status == Status::ok) v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
+  return v;
 }
 
 void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Value> out) const {
@@ -193,6 +197,12 @@ void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Val
     if (!offsets.empty())
       cache->bytes((static_cast<std::uint64_t>(todo[i].slot) << 40) | block, offsets, dest,
                    [&](std::vector<std::uint8_t>& b) { return load(*r, block, b); });
+    if (r->rules_filled())
+      for (std::size_t k = i; k < j; ++k) {
+        Value& v = out[todo[k].out];
+        if (v.status == Status::ok)
+          v.value = r->entry_value(todo[k].index, static_cast<std::uint8_t>(v.value));
+      }
     i = j;
   }
 }

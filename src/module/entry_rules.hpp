@@ -1,0 +1,49 @@
+// The segment format's EntryRules for any game: which entries the rules answer without the file
+// (holes of the index, HasValidity; values fixed by the rules, HasTerminalValue). Written once
+// for every game over the Game concept. Thread safety: immutable; rule_values is reentrant.
+#pragma once
+
+#include <memory>
+
+#include "retra/game.hpp"
+#include "src/format/segment.hpp"
+
+namespace retra {
+
+template <Game G>
+inline constexpr bool kHasEntryRules = HasValidity<G> || HasTerminalValue<G>;
+
+template <Game G>
+class GameEntryRules final : public format::EntryRules {
+  using Seg = typename G::SegmentId;
+
+ public:
+  GameEntryRules(std::shared_ptr<const G> g, Seg s) : g_(std::move(g)), s_(s) {}
+
+  void rule_values(std::uint64_t first, std::span<std::int16_t> out) const override {
+    if (out.empty()) return;
+    const G& g = *g_;
+    // One unrank, then the index order's successor: the kernels' own way through a range.
+    auto p = g.unrank(s_, first);
+    for (std::size_t i = 0;;) {
+      std::int16_t v = kStored;
+      if constexpr (HasValidity<G>) {
+        if (!g.is_valid(s_, p)) v = 0;  // the kernels store 0 in holes
+      }
+      if constexpr (HasTerminalValue<G>) {
+        if (v == kStored)
+          if (const auto t = g.terminal_value(s_, p))
+            v = static_cast<std::int16_t>(static_cast<std::uint8_t>(*t));
+      }
+      out[i] = v;
+      if (++i == out.size()) break;
+      g.next(s_, p);
+    }
+  }
+
+ private:
+  std::shared_ptr<const G> g_;
+  Seg s_;
+};
+
+}  // namespace retra

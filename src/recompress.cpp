@@ -1,0 +1,114 @@
+// `retra recompress` (src/recompress.hpp). Thread safety: see the header.
+#include "src/recompress.hpp"
+
+#include <chrono>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "src/database.hpp"
+#include "src/io/file.hpp"
+#include "src/memory.hpp"
+#include "src/module/module.hpp"
+
+namespace retra {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A segment lives in `<game>-<name>.rseg` (what builds write) or, after an odd number of
+// recompressions, `<game>-<name>.z.rseg`: the new file never replaces the one the manifest names
+// until the manifest names it.
+std::string other_file(const std::string& file) {
+  constexpr std::string_view alt = ".z.rseg", plain = ".rseg";
+  if (file.size() > alt.size() && file.ends_with(alt))
+    return file.substr(0, file.size() - alt.size()) + std::string(plain);
+  return file.substr(0, file.size() - plain.size()) + std::string(alt);
+}
+
+}  // namespace
+
+Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
+                                                    const RecompressOptions& opt) {
+  if (opt.zstd_level < 1 || opt.zstd_level > 19)
+    return Error(Errc::invalid_argument, "--level must be in 1..19");
+  if (opt.block_entries < 256 || opt.block_entries > (1u << 26))
+    return Error(Errc::invalid_argument, "--block-size must be in 256..67108864 entries");
+  auto lock = io::DirectoryLock::acquire(dir);
+  if (!lock) return std::move(lock).error();
+  auto db = Database::open(dir);
+  if (!db) return std::move(db).error();
+  auto game = module_of(**db);
+  if (!game) return std::move(game).error();
+
+  std::vector<format::SegmentRecord> todo;
+  const auto& all = (*db)->manifest().segments;
+  std::set<std::string, std::less<>> asked(opt.segments.begin(), opt.segments.end());
+  for (const auto& name : asked)
+    if (!(*db)->has_segment(name))
+      return Error(Errc::not_found, fmt::format("database '{}' has no {} segment '{}'",
+                                                dir.string(), (*db)->manifest().game, name));
+  for (const auto& s : all)
+    if (asked.empty() || asked.count(s.name)) todo.push_back(s);
+
+  std::vector<RecompressedSegment> out;
+  for (const auto& rec : todo) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!rec.file.ends_with(".rseg"))
+      return Error(Errc::invalid_argument,
+                   fmt::format("segment '{}' lives in '{}', not a .rseg file: rebuild it instead",
+                               rec.name, rec.file));
+    const std::string next = other_file(rec.file);
+    {
+      std::error_code ec;  // a leftover of an interrupted run: not in the manifest, so not data
+      fs::remove(dir / next, ec);
+    }
+    if (opt.progress) opt.progress->phase(fmt::format("{}: reading", rec.name), 0);
+    auto reader = (*db)->segment(rec.name);
+    if (!reader) return std::move(reader).error();
+    const format::SegmentInfo info = (*reader)->info();
+    RecompressedSegment r;
+    r.name = rec.name;
+    r.entries = info.entries;
+    r.bytes_before = (*reader)->file_bytes();
+    r.codec_before = std::string(format::codec_name((*reader)->codec()));
+    auto values = LargeArray<std::uint8_t>::allocate(info.entries * info.entry_bytes, false);
+    if (!values) return std::move(values).error();
+    RETRA_TRY((*reader)->read_all(values->span(), opt.threads));
+
+    std::shared_ptr<const format::EntryRules> rules;
+    if (opt.fill_rule_entries && info.entry_bytes == 1) {
+      auto rl = (*game)->entry_rules(rec.name);
+      if (!rl) return std::move(rl).error();
+      rules = std::move(*rl);
+    }
+    format::SegmentInfo next_info = info;
+    next_info.block_entries = opt.block_entries;
+    if (opt.progress) opt.progress->phase(fmt::format("{}: writing", rec.name), 0);
+    auto written = format::write_segment(dir / next, next_info, values->span(),
+                                         {opt.zstd_level, opt.threads, opt.codec, rules.get()});
+    if (!written) return std::move(written).error();
+
+    format::SegmentRecord updated = rec;
+    updated.file = next;
+    updated.file_bytes = written->file_bytes;
+    updated.raw_bytes = written->raw_bytes;
+    updated.header_checksum = written->header_checksum;
+    updated.build["zstd_level"] = opt.zstd_level;
+    updated.build["block_entries"] = opt.block_entries;
+    updated.build["codec"] = std::string(format::codec_name(written->codec));
+    updated.build["rule_entries"] = written->rule_entries;
+    updated.build["recompressed"] = format::utc_now_iso8601();
+    // The manifest keeps its order: the record replaces itself in place.
+    RETRA_TRY((*db)->commit_segment(std::move(updated)));
+    r.bytes_after = written->file_bytes;
+    r.codec_after = std::string(format::codec_name(written->codec));
+    r.rule_entries = written->rule_entries;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace retra

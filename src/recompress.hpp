@@ -1,0 +1,41 @@
+// `retra recompress`: rewrites the finished segments of a database with other block settings
+// (zstd level, block size, codec, rule-entry filling) without rebuilding them. Values are read
+// exactly (rules applied) and written again; every file and the manifest are replaced
+// atomically, so an interrupted run leaves each segment either old or new, never broken.
+// Thread safety: one call per directory at a time (it holds the directory's lock).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "retra/error.hpp"
+#include "src/format/segment.hpp"
+#include "src/progress.hpp"
+
+namespace retra {
+
+struct RecompressOptions {
+  int zstd_level = 19;
+  std::uint32_t block_entries = 1u << 20;
+  format::CodecChoice codec = format::CodecChoice::automatic;
+  bool fill_rule_entries = true;
+  std::vector<std::string> segments;  // empty: all
+  int threads = 1;
+  Progress* progress = nullptr;
+};
+
+struct RecompressedSegment {
+  std::string name;
+  std::uint64_t entries = 0;
+  std::uint64_t bytes_before = 0, bytes_after = 0;
+  std::string codec_before, codec_after;
+  std::uint64_t rule_entries = 0;
+  double seconds = 0;
+};
+
+Result<std::vector<RecompressedSegment>> recompress(const std::filesystem::path& dir,
+                                                    const RecompressOptions& opt);
+
+}  // namespace retra
