@@ -96,13 +96,14 @@ Model Model::build(std::span<const std::uint8_t> data, std::uint64_t block_bytes
 
 void Model::finish() {
   start_.assign(contexts_ * 256, 0);
-  symbol_.assign(contexts_ * kProbScale, 0);
+  slot_.assign(contexts_ * kProbScale, 0);
   for (std::size_t k = 0; k < contexts_; ++k) {
     std::uint32_t at = 0;
-    for (int s = 0; s < 256; ++s) {
-      const std::uint16_t f = freq_[k * 256 + s];
+    for (std::uint32_t s = 0; s < 256; ++s) {
+      const std::uint32_t f = freq_[k * 256 + s];
       start_[k * 256 + s] = static_cast<std::uint16_t>(at);
-      std::memset(&symbol_[k * kProbScale + at], s, f);
+      for (std::uint32_t j = 0; j < f; ++j)
+        slot_[k * kProbScale + at + j] = s | (f - 1) << 8 | j << 20;
       at += f;
     }
   }
@@ -208,17 +209,28 @@ bool Model::decode(std::span<const std::uint8_t> in, std::span<std::uint8_t> out
   std::uint32_t x =
       (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
   p += 4;
-  std::uint8_t prev = kStartContext;
+  int k = context_slot_[kStartContext];
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (x < kLow) return false;  // only damaged input leaves the state's range
-    const int k = context_slot_[prev];
-    if (k < 0) return false;
-    const std::uint32_t slot = x & (kProbScale - 1);
-    const std::uint8_t s = symbol_[k * std::size_t{kProbScale} + slot];
-    x = freq_[k * 256u + s] * (x >> kProbBits) + slot - start_[k * 256u + s];
-    while (x < kLow && p != end) x = (x << 8) | *p++;
+    if (x < kLow || k < 0) return false;  // only damaged input leaves the state's range
+    // One load per byte: symbol, frequency and the slot's offset in the symbol's range.
+    const std::uint32_t e =
+        slot_[static_cast<std::size_t>(k) << kProbBits | (x & (kProbScale - 1))];
+    const std::uint8_t s = static_cast<std::uint8_t>(e);
+    x = ((e >> 8 & (kProbScale - 1)) + 1) * (x >> kProbBits) + (e >> 20);
+    if (end - p >= 2) {
+      // At most two bytes per symbol (a frequency >= 1/4096 costs <= 12 bits); without
+      // branches, since whether a byte is due is as random as the data.
+      const bool a = x < kLow;
+      x = a ? (x << 8 | p[0]) : x;
+      p += a;
+      const bool b = x < kLow;
+      x = b ? (x << 8 | p[0]) : x;
+      p += b;
+    } else {
+      while (x < kLow && p != end) x = (x << 8) | *p++;
+    }
     out[i] = s;
-    prev = s;
+    k = context_slot_[s];
   }
   // A whole encoding ends exactly where the encoder started: state kLow, every byte read.
   return x == kLow && p == end;

@@ -25,11 +25,12 @@ inline constexpr std::uint32_t kProbScale = 1u << kProbBits;
 inline constexpr std::uint8_t kStartContext = 0;
 
 // Per context (previous byte) that occurs: the quantized frequencies of the next byte, their
-// cumulative starts, and the slot -> symbol table the decoder indexes with the state's low bits.
+// cumulative starts, and the slot table the decoder indexes with the state's low bits.
 //
 //   context_slot[prev] --> k (or -1: context never occurs)
 //   freq[k * 256 + s], start[k * 256 + s]    uint16, sum over s of freq == kProbScale
-//   symbol[k * kProbScale + slot]            uint8
+//   slot[k * kProbScale + slot]              uint32: symbol (bits 0-7), frequency - 1 (8-19),
+//                                            the slot's offset in the symbol's range (20-31)
 class Model {
  public:
   // Order-1 statistics: counts[prev * 256 + byte], 65,536 counters.
@@ -65,7 +66,7 @@ class Model {
   std::size_t contexts_ = 0;
   std::vector<std::uint8_t> context_of_;  // k -> previous byte
   std::vector<std::uint16_t> freq_, start_;
-  std::vector<std::uint8_t> symbol_;
+  std::vector<std::uint32_t> slot_;
 };
 
 }  // namespace retra::format::rans
