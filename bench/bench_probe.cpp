@@ -22,6 +22,7 @@
 #include "src/games/chess/solver.hpp"
 #include "src/games/xiangqi/module.hpp"
 #include "src/module/module.hpp"
+#include "src/recompress.hpp"
 
 namespace {
 
@@ -57,6 +58,14 @@ struct Databases {
     c.targets = *targets;
     c.db = dir / "chess";
     if (!build(c)) std::abort();
+    // The same Awari and xiangqi databases in the archival encoding (`retra recompress`
+    // defaults: zstd -19 or rANS, 1 Mi-entry blocks): the "z" variants below.
+    for (const char* g : {"awari", "xiangqi"}) {
+      std::filesystem::copy(dir / g, dir / (std::string(g) + "-z"));
+      RecompressOptions ro;
+      ro.threads = a.threads;
+      if (!recompress(dir / (std::string(g) + "-z"), ro)) std::abort();
+    }
     std::mt19937_64 rng(11);
     while (chess.size() < (1u << 16)) {
       using namespace chess;
@@ -120,9 +129,10 @@ probe::Prober& prober(const std::string& game, std::size_t cache) {
 constexpr std::size_t kWarm = std::size_t{1} << 30;  // holds every block
 constexpr std::size_t kCold = std::size_t{1} << 18;  // < 1 block per shard: reads through
 
+// range(0): warm (1) or cold (0); range(1): the build's encoding (0) or the archival one (1).
 void BM_AwariProbe(benchmark::State& st) {
   const std::size_t cache = st.range(0) ? kWarm : kCold;
-  auto& p = prober("awari", cache);
+  auto& p = prober(st.range(1) ? "awari-z" : "awari", cache);
   const auto& pos = dbs().awari;
   if (st.range(0) && st.thread_index() == 0)
     for (const auto& x : pos) benchmark::DoNotOptimize(p.awari(x));  // warm every block
@@ -132,9 +142,15 @@ void BM_AwariProbe(benchmark::State& st) {
     benchmark::DoNotOptimize(v.value);
   }
   st.SetItemsProcessed(st.iterations());
-  st.SetLabel(st.range(0) ? "warm" : "cold");
+  st.SetLabel(std::string(st.range(0) ? "warm" : "cold") + (st.range(1) ? " archival" : ""));
 }
-BENCHMARK(BM_AwariProbe)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
+BENCHMARK(BM_AwariProbe)
+    ->Args({1, 0})
+    ->Args({0, 0})
+    ->Args({1, 1})
+    ->Args({0, 1})
+    ->ThreadRange(1, 16)
+    ->UseRealTime();
 
 void BM_AwariProbeBatch(benchmark::State& st) {
   auto& p = prober("awari", kWarm);
@@ -167,7 +183,7 @@ BENCHMARK(BM_XiangqiProbe)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
 // The same positions by board (engines and the solver): no FEN parsing.
 void BM_XiangqiProbeBoard(benchmark::State& st) {
   const std::size_t cache = st.range(0) ? kWarm : kCold;
-  auto& p = prober("xiangqi", cache);
+  auto& p = prober(st.range(1) ? "xiangqi-z" : "xiangqi", cache);
   const auto& boards = dbs().boards;
   std::size_t i = static_cast<std::size_t>(st.thread_index()) * 7919;
   for (auto _ : st) {
@@ -176,9 +192,15 @@ void BM_XiangqiProbeBoard(benchmark::State& st) {
     benchmark::DoNotOptimize(v.value);
   }
   st.SetItemsProcessed(st.iterations());
-  st.SetLabel(st.range(0) ? "warm" : "cold");
+  st.SetLabel(std::string(st.range(0) ? "warm" : "cold") + (st.range(1) ? " archival" : ""));
 }
-BENCHMARK(BM_XiangqiProbeBoard)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
+BENCHMARK(BM_XiangqiProbeBoard)
+    ->Args({1, 0})
+    ->Args({0, 0})
+    ->Args({1, 1})
+    ->Args({0, 1})
+    ->ThreadRange(1, 16)
+    ->UseRealTime();
 
 // Chess by bitboards, as engines probe at their leaves: WDL only (Fathom's tb_probe_wdl: the
 // bar is 1.5 M probes per second per thread, warm), and WDL + DTZ + DTM.
