@@ -45,6 +45,9 @@
 //   score_bound(s)                 score games: the largest |value| in segment s.
 //   is_valid(s, p)                 false for indices that are holes of the index (pieces
 //                                  overlapping, mirror duplicates); kernels store 0 and skip them.
+//                                  With terminal_value these are the "rule entries" a segment
+//                                  file may store as filler (docs/FORMAT.md, "Rule entries";
+//                                  src/module/entry_rules.hpp), so both must depend on p only.
 //   virtual_segment(s)             static; true for a segment that is never stored because the
 //                                  rules give its values: a converting move into it reports the
 //                                  child's value itself as Child::index, or, with
