@@ -130,6 +130,10 @@ constexpr std::size_t kWarm = std::size_t{1} << 30;  // holds every block
 constexpr std::size_t kCold = std::size_t{1} << 18;  // < 1 block per shard: reads through
 
 // range(0): warm (1) or cold (0); range(1): the build's encoding (0) or the archival one (1).
+void warm_cold_archival(benchmark::internal::Benchmark* b) {
+  b->Args({1, 0})->Args({0, 0})->Args({1, 1})->Args({0, 1})->ThreadRange(1, 16)->UseRealTime();
+}
+
 void BM_AwariProbe(benchmark::State& st) {
   const std::size_t cache = st.range(0) ? kWarm : kCold;
   auto& p = prober(st.range(1) ? "awari-z" : "awari", cache);
@@ -144,13 +148,7 @@ void BM_AwariProbe(benchmark::State& st) {
   st.SetItemsProcessed(st.iterations());
   st.SetLabel(std::string(st.range(0) ? "warm" : "cold") + (st.range(1) ? " archival" : ""));
 }
-BENCHMARK(BM_AwariProbe)
-    ->Args({1, 0})
-    ->Args({0, 0})
-    ->Args({1, 1})
-    ->Args({0, 1})
-    ->ThreadRange(1, 16)
-    ->UseRealTime();
+BENCHMARK(BM_AwariProbe)->Apply(warm_cold_archival);
 
 void BM_AwariProbeBatch(benchmark::State& st) {
   auto& p = prober("awari", kWarm);
@@ -194,13 +192,7 @@ void BM_XiangqiProbeBoard(benchmark::State& st) {
   st.SetItemsProcessed(st.iterations());
   st.SetLabel(std::string(st.range(0) ? "warm" : "cold") + (st.range(1) ? " archival" : ""));
 }
-BENCHMARK(BM_XiangqiProbeBoard)
-    ->Args({1, 0})
-    ->Args({0, 0})
-    ->Args({1, 1})
-    ->Args({0, 1})
-    ->ThreadRange(1, 16)
-    ->UseRealTime();
+BENCHMARK(BM_XiangqiProbeBoard)->Apply(warm_cold_archival);
 
 // Chess by bitboards, as engines probe at their leaves: WDL only (Fathom's tb_probe_wdl: the
 // bar is 1.5 M probes per second per thread, warm), and WDL + DTZ + DTM.
