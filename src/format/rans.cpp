@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace retra::format::rans {
 
@@ -169,7 +170,7 @@ double Model::cost_bits(const Counts& counts) const {
     if (!counts[i]) continue;
     const int k = context_slot_[i / 256];
     const std::uint16_t f = k < 0 ? 0 : freq_[static_cast<std::size_t>(k) * 256 + i % 256];
-    if (!f) return INFINITY;
+    if (!f) return std::numeric_limits<double>::infinity();
     bits += static_cast<double>(counts[i]) * (kProbBits - std::log2(static_cast<double>(f)));
   }
   return bits;
