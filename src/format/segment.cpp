@@ -167,6 +167,14 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
                      std::vector<std::int16_t>& rule) {
     return prepare_block(raw_block(b), b * info.block_entries, opt.rules, out, rule);
   };
+  // After a parallel loop counted failures: the first error of blocks [first, end), in block
+  // order (OK if preparing never failed, i.e. the compressor did).
+  auto first_prepare_error = [&](std::uint64_t first, std::uint64_t end) -> Status {
+    std::vector<std::uint8_t> out;
+    std::vector<std::int16_t> rule;
+    for (std::uint64_t b = first; b < end; ++b) RETRA_TRY(prepare(b, out, rule));
+    return {};
+  };
 
   // Choose the codec. The sample's blocks are prepared once here and reused for the estimates
   // and the dictionary.
@@ -200,10 +208,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       zsize[k] = c;
     }
     if (failed) {
-      // Report the first failure the encode pass would meet, with its message.
-      std::vector<std::uint8_t> out;
-      std::vector<std::int16_t> rule;
-      for (std::uint64_t s : sample) RETRA_TRY(prepare(s, out, rule));
+      for (const std::uint64_t b : sample) RETRA_TRY(first_prepare_error(b, b + 1));
       return Error(Errc::internal, fmt::format("zstd failed on a block of '{}'", info.name));
     }
     std::uint64_t sample_raw = 0, sample_zstd = 0;
@@ -220,7 +225,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       const double rans_bytes =
           (m.cost_bits(counts) / 8 + 4.0 * static_cast<double>(sample.size())) * scale +
           static_cast<double>(m.serialize().size());
-      // zstd decodes ~5x faster: rANS must save at least 2% to be chosen.
+      // zstd decodes ~9x faster (docs/PERFORMANCE.md): rANS must save at least 2%.
       rans = rans_bytes < 0.98 * static_cast<double>(sample_zstd) * scale;
     }
     if (rans) {
@@ -242,11 +247,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
           rans::Model::count_block(out, counts);
         }
       }
-      if (bad) {
-        std::vector<std::uint8_t> out;
-        std::vector<std::int16_t> rule;
-        for (std::uint64_t b = 0; b < h.blocks; ++b) RETRA_TRY(prepare(b, out, rule));
-      }
+      if (bad) RETRA_TRY(first_prepare_error(0, h.blocks));
       for (std::size_t t = 1; t < per_thread.size(); ++t)
         for (std::size_t i = 0; i < per_thread[0].size(); ++i) per_thread[0][i] += per_thread[t][i];
       rans_model = rans::Model::from_counts(per_thread[0]);
@@ -332,9 +333,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       table[b].checksum = XXH3_64bits(buf.data(), c);
     }
     if (failed) {
-      std::vector<std::uint8_t> out;
-      std::vector<std::int16_t> rule;
-      for (std::uint64_t k = 0; k < count; ++k) RETRA_TRY(prepare(first + k, out, rule));
+      RETRA_TRY(first_prepare_error(first, first + count));
       return Error(Errc::internal, fmt::format("compressing a block of '{}' failed ({})", info.name,
                                                codec_name(codec)));
     }

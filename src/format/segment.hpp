@@ -166,8 +166,6 @@ class SegmentReader {
   int zstd_level() const noexcept { return zstd_level_; }
   std::uint64_t model_bytes() const noexcept { return model_bytes_; }
   bool rules_filled() const noexcept { return rules_filled_; }
-  // The whole block table (compressed sizes, for reports).
-  std::span<const BlockEntry> blocks() const noexcept { return table_; }
 
   // Decompresses block b into out (exactly raw_bytes(b) bytes), every entry exact (the rules'
   // values put back where rules_filled()). No caching.
