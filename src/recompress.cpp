@@ -73,6 +73,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     r.entries = info.entries;
     r.bytes_before = (*reader)->file_bytes();
     r.codec_before = std::string(format::codec_name((*reader)->codec()));
+    r.order_before = format::entry_order_text((*reader)->order());
     auto values = LargeArray<std::uint8_t>::allocate(info.entries * info.entry_bytes, false);
     if (!values) return std::move(values).error();
     RETRA_TRY((*reader)->read_all(values->span(), opt.threads));
@@ -86,8 +87,18 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     format::SegmentInfo next_info = info;
     next_info.block_entries = opt.block_entries;
     if (opt.progress) opt.progress->phase(fmt::format("{}: writing", rec.name), 0);
-    auto written = format::write_segment(dir / next, next_info, values->span(),
-                                         {opt.zstd_level, opt.threads, opt.codec, rules.get()});
+    format::WriteOptions wo;
+    wo.zstd_level = opt.zstd_level;
+    wo.threads = opt.threads;
+    wo.codec = opt.codec;
+    wo.rules = rules.get();
+    wo.order = opt.order;
+    if (info.entry_bytes == 1) {
+      auto digits = (*game)->index_digits(rec.name);
+      if (!digits) return std::move(digits).error();
+      wo.digits = std::move(*digits);
+    }
+    auto written = format::write_segment(dir / next, next_info, values->span(), wo);
     if (!written) return std::move(written).error();
 
     format::SegmentRecord updated = rec;
@@ -99,11 +110,13 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     updated.build["block_entries"] = opt.block_entries;
     updated.build["codec"] = std::string(format::codec_name(written->codec));
     updated.build["rule_entries"] = written->rule_entries;
+    updated.build["entry_order"] = format::entry_order_text(written->order);
     updated.build["recompressed"] = format::utc_now_iso8601();
     // The manifest keeps its order: the record replaces itself in place.
     RETRA_TRY((*db)->commit_segment(std::move(updated)));
     r.bytes_after = written->file_bytes;
     r.codec_after = std::string(format::codec_name(written->codec));
+    r.order_after = format::entry_order_text(written->order);
     r.rule_entries = written->rule_entries;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.push_back(std::move(r));

@@ -21,6 +21,7 @@ struct RecompressOptions {
   std::uint32_t block_entries = 1u << 20;
   format::CodecChoice codec = format::CodecChoice::automatic;
   bool fill_rule_entries = true;
+  format::OrderChoice order = format::OrderChoice::automatic;
   std::vector<std::string> segments;  // empty: all
   int threads = 1;
   Progress* progress = nullptr;
@@ -31,6 +32,7 @@ struct RecompressedSegment {
   std::uint64_t entries = 0;
   std::uint64_t bytes_before = 0, bytes_after = 0;
   std::string codec_before, codec_after;
+  std::string order_before, order_after;  // entry_order_text()
   std::uint64_t rule_entries = 0;
   double seconds = 0;
 };

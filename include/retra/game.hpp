@@ -65,6 +65,13 @@
 //   kDtcFallback                   distance-to-mate games: true when a distance that overflows a
 //                                  byte may be stored as distance to conversion instead (Fang
 //                                  3.3), and --metric dtc may ask for it everywhere.
+//   index_digits(s)                std::vector<std::uint64_t>: the index of segment s as a
+//                                  mixed-radix number, most significant digit first (side to
+//                                  move, piece groups, ...; their product is segment_size(s)).
+//                                  The segment writer may then store the entries with the digits
+//                                  in another order of significance, the one that compresses best
+//                                  (docs/FORMAT.md, "Entry order"); values and indices do not
+//                                  change.
 //   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
 //   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
 //                                  frontiers and never has to unrank.
@@ -195,6 +202,11 @@ concept HasPacking = Game<G> && requires(const G& g, const typename G::Position&
   { g.packable(s) } -> std::same_as<bool>;
   { g.pack(s, cp) } -> std::same_as<std::uint64_t>;
   { g.unpack(s, bits) } -> std::same_as<typename G::Position>;
+};
+
+template <class G>
+concept HasIndexDigits = Game<G> && requires(const G& g, const typename G::SegmentId& s) {
+  { g.index_digits(s) } -> std::convertible_to<std::vector<std::uint64_t>>;
 };
 
 template <class G>

@@ -46,6 +46,9 @@ struct BuildRequest {
   format::CodecChoice codec = format::CodecChoice::automatic;
   // Store the entries the game's rules answer as filler (src/format/segment.hpp, EntryRules).
   bool fill_rule_entries = true;
+  // Entry order of games that give their index digits (docs/FORMAT.md, "Entry order"): auto
+  // stores each segment in the order of digits that compresses best.
+  format::OrderChoice order = format::OrderChoice::automatic;
   // Memory the build may plan for (0: 80% of RAM). Checked before anything is written.
   std::uint64_t memory_limit = 0;
   // Read finished segments block-wise from disk even when they would fit in memory (slower).

@@ -487,9 +487,14 @@ class Driver {
     std::optional<GameEntryRules<G>> rules;
     if constexpr (kHasEntryRules<G>)
       if (req_.fill_rule_entries) rules.emplace(sel_.game, Seg(s));
-    auto written =
-        format::write_segment(db_->segment_path(name), info, values->span(),
-                              {req_.zstd_level, threads, req_.codec, rules ? &*rules : nullptr});
+    format::WriteOptions wo;
+    wo.zstd_level = req_.zstd_level;
+    wo.threads = threads;
+    wo.codec = req_.codec;
+    wo.rules = rules ? &*rules : nullptr;
+    wo.order = req_.order;
+    if constexpr (HasIndexDigits<G>) wo.digits = g.index_digits(Seg(s));
+    auto written = format::write_segment(db_->segment_path(name), info, values->span(), wo);
     if (!written) return std::move(written).error();
     r.file_bytes = written->file_bytes;
     r.raw_bytes = written->raw_bytes;
@@ -515,6 +520,7 @@ class Driver {
                  {"zstd_level", req_.zstd_level},
                  {"codec", format::codec_name(written->codec)},
                  {"rule_entries", written->rule_entries},
+                 {"entry_order", format::entry_order_text(written->order)},
                  {"tuning", req_.tuning.to_string()},
                  {"tool_version", std::string(kVersion)},
                  {"finished", format::utc_now_iso8601()}};

@@ -26,6 +26,7 @@ struct BuildArgs {
   std::uint32_t block_size = format::kDefaultBlockEntries;
   std::string codec = "auto";
   bool no_fill = false;
+  std::string entry_order = "auto";
   bool force = false;
   std::string memory = "80%";
   bool low_memory = false;
@@ -99,6 +100,7 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   req.block_entries = a.block_size;
   req.codec = format::parse_codec_choice(a.codec).value();  // CLI::IsMember checked the name
   req.fill_rule_entries = !a.no_fill;
+  req.order = format::parse_order_choice(a.entry_order).value();  // CLI::IsMember checked it
   auto limit = parse_memory_size(a.memory);
   if (!limit) return report_error(c, limit.error());
   req.memory_limit = *limit;
@@ -193,6 +195,10 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
       ->check(CLI::IsMember({"auto", "zstd", "zstd-dict", "rans-o1"}));
   sub->add_flag("--no-fill", a->no_fill,
                 "Store the entries the rules answer (holes, king captures) instead of filler");
+  sub->add_option("--entry-order", a->entry_order,
+                  "auto (default: per segment, the order of the index's digits that compresses "
+                  "best) or index (docs/FORMAT.md)")
+      ->check(CLI::IsMember({"auto", "index"}));
   sub->add_flag("--force", a->force, "Rebuild the named segments if they exist");
   sub->add_option("--memory", a->memory,
                   "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "

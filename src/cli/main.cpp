@@ -69,6 +69,7 @@ struct RecompressArgs {
   std::uint32_t block_size = 1u << 20;
   std::string codec = "auto";
   bool no_fill = false;
+  std::string entry_order = "auto";
   std::vector<std::string> segments;
 };
 
@@ -79,6 +80,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
   opt.block_entries = a.block_size;
   opt.codec = format::parse_codec_choice(a.codec).value();  // CLI::IsMember checked the name
   opt.fill_rule_entries = !a.no_fill;
+  opt.order = format::parse_order_choice(a.entry_order).value();  // CLI::IsMember checked it
   opt.segments = a.segments;
   opt.threads = c.resolved_threads();
   opt.progress = &progress;
@@ -100,6 +102,8 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                     {"codec_before", r.codec_before},
                     {"codec_after", r.codec_after},
                     {"rule_entries", r.rule_entries},
+                    {"entry_order_before", r.order_before},
+                    {"entry_order_after", r.order_after},
                     {"bits_per_entry", r.entries ? 8.0 * static_cast<double>(r.bytes_after) /
                                                        static_cast<double>(r.entries)
                                                  : 0.0},
@@ -112,6 +116,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                 {"zstd_level", a.level},
                 {"block_entries", a.block_size},
                 {"codec", a.codec},
+                {"entry_order", a.entry_order},
                 {"segments", segs},
                 {"bytes_before", before},
                 {"bytes_after", after},
@@ -321,6 +326,11 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "zstd", "zstd-dict", "rans-o1"}));
   recompress_sub->add_flag("--no-fill", recompress_args.no_fill,
                            "Store the entries the rules answer instead of filler");
+  recompress_sub
+      ->add_option("--entry-order", recompress_args.entry_order,
+                   "auto (default: per segment, the order of the index's digits that compresses "
+                   "best) or index")
+      ->check(CLI::IsMember({"auto", "index"}));
   recompress_sub
       ->add_option("--segment", recompress_args.segments,
                    "Only these segments (repeat or comma separate; default: all)")

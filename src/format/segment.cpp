@@ -63,6 +63,13 @@ Result<CodecChoice> parse_codec_choice(std::string_view text) {
                fmt::format("unknown codec '{}': use auto, zstd, zstd-dict or rans-o1", text));
 }
 
+Result<OrderChoice> parse_order_choice(std::string_view text) {
+  if (text == "auto") return OrderChoice::automatic;
+  if (text == "index") return OrderChoice::index;
+  return Error(Errc::invalid_argument,
+               fmt::format("unknown entry order '{}': use auto or index", text));
+}
+
 namespace {
 
 // Per-thread zstd contexts: creating one per block costs more than decoding a small block.
@@ -79,6 +86,12 @@ struct ZstdContexts {
 ZstdContexts& zstd_contexts() {
   thread_local ZstdContexts z;
   return z;
+}
+
+Error rule_mismatch(std::uint64_t index, std::uint8_t held, std::int16_t rule) {
+  return Error(Errc::internal, fmt::format("entry {} holds {} but the rules give {}; it cannot be "
+                                           "left to the rules",
+                                           index, held, rule));
 }
 
 // The block as the file stores it: data's bytes, with the entries the rules answer replaced by
@@ -104,9 +117,7 @@ Result<std::uint64_t> prepare_block(std::span<const std::uint8_t> data, std::uin
       continue;
     }
     if (out[i] != static_cast<std::uint8_t>(rule[i]))
-      return Error(Errc::internal, fmt::format("entry {} holds {} but the rules give {}; it "
-                                               "cannot be left to the rules",
-                                               first + i, out[i], rule[i]));
+      return rule_mismatch(first + i, out[i], rule[i]);
     out[i] = fill;
     ++n;
   }
@@ -114,14 +125,151 @@ Result<std::uint64_t> prepare_block(std::span<const std::uint8_t> data, std::uin
 }
 
 // Blocks that stand for the whole segment when the writer estimates sizes or trains a
-// dictionary: spread evenly, about 8 MiB of them (4 to 64 blocks), since at zstd -19 the sample
-// costs about a second per MiB.
-std::vector<std::uint64_t> sample_blocks(std::uint64_t blocks, std::uint64_t block_bytes) {
+// dictionary: spread evenly, about `bytes` of them (4 to 64 blocks); at zstd -19 the codec's
+// 8 MiB sample costs about a second per MiB.
+std::vector<std::uint64_t> sample_blocks(std::uint64_t blocks, std::uint64_t block_bytes,
+                                         std::uint64_t bytes = 8u << 20) {
   std::vector<std::uint64_t> s;
-  const std::uint64_t want = std::clamp<std::uint64_t>((8u << 20) / block_bytes, 4, 64);
+  const std::uint64_t want = std::clamp<std::uint64_t>(bytes / block_bytes, 4, 64);
   const std::uint64_t n = std::min<std::uint64_t>(blocks, want);
   for (std::uint64_t k = 0; k < n; ++k) s.push_back(k * blocks / n);
   return s;
+}
+
+// The estimated segment bytes under zstd and under order-1 rANS (0 unless with_rans), from
+// prepared sample blocks standing for `scale` times their size. rANS is estimated exactly from
+// the sample's statistics: its model, its per-block state, its cost in bits.
+struct SizeEstimate {
+  double zstd = 0, rans = 0;
+};
+Result<SizeEstimate> estimate_sizes(const std::vector<std::vector<std::uint8_t>>& prepared,
+                                    int level, int threads, double scale, bool with_rans) {
+  std::vector<std::size_t> zsize(prepared.size(), 0);
+  int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
+  for (std::size_t k = 0; k < prepared.size(); ++k) {
+    thread_local std::vector<std::uint8_t> buf;
+    buf.resize(ZSTD_compressBound(prepared[k].size()));
+    const std::size_t c = ZSTD_compressCCtx(zstd_contexts().cctx(), buf.data(), buf.size(),
+                                            prepared[k].data(), prepared[k].size(), level);
+    if (ZSTD_isError(c)) ++failed;
+    zsize[k] = c;
+  }
+  if (failed) return Error(Errc::internal, "zstd failed on a sample block");
+  SizeEstimate e;
+  for (const auto z : zsize) e.zstd += static_cast<double>(z) * scale;
+  if (with_rans) {
+    rans::Model::Counts counts(256 * 256, 0);
+    for (const auto& p : prepared) rans::Model::count_block(p, counts);
+    const rans::Model m = rans::Model::from_counts(counts);
+    e.rans = (m.cost_bits(counts) / 8 + 4.0 * static_cast<double>(prepared.size())) * scale +
+             static_cast<double>(m.serialize().size());
+  }
+  return e;
+}
+
+// Trials of entry orders compress about 4 MiB at no more than this level: enough to rank the
+// orders (their ranking at -6 and -19 agreed on xiangqi's largest endgames) in a fraction of the
+// final compression's time.
+constexpr int kOrderTrialLevel = 6;
+constexpr std::uint64_t kOrderTrialBytes = 4u << 20;
+// Segments of fewer blocks keep index order: a few blocks save too little to pay for the trials
+// and for the divisions every probe of an ordered file costs.
+constexpr std::uint64_t kOrderMinBlocks = 4;
+
+// Checks that every entry the rules answer holds the rules' value and marks it (one bit per
+// entry, index order); *count receives their number. In chunks of 64 Ki entries, so no two
+// threads share a word.
+Status mark_rule_entries(std::span<const std::uint8_t> data, const EntryRules& rules, int threads,
+                         std::vector<std::uint64_t>& bits, std::uint64_t& count) {
+  constexpr std::uint64_t kChunk = 1u << 16;
+  const std::uint64_t n = data.size(), chunks = (n + kChunk - 1) / kChunk;
+  bits.assign((n + 63) / 64, 0);
+  std::uint64_t total = 0, bad = chunks;
+  std::optional<Error> error;
+  std::mutex mu;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) reduction(+ : total)
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    thread_local std::vector<std::int16_t> rule;
+    const std::uint64_t first = c * kChunk, len = std::min(kChunk, n - first);
+    rule.resize(len);
+    rules.rule_values(first, rule);
+    for (std::uint64_t i = 0; i < len; ++i) {
+      if (rule[i] == EntryRules::kStored) continue;
+      if (data[first + i] != static_cast<std::uint8_t>(rule[i])) {
+        std::lock_guard lock(mu);
+        if (c < bad) {
+          bad = c;
+          error = rule_mismatch(first + i, data[first + i], rule[i]);
+        }
+        break;
+      }
+      bits[(first + i) >> 6] |= 1ull << ((first + i) & 63);
+      ++total;
+    }
+  }
+  if (error) return *error;
+  count = total;
+  return {};
+}
+
+// Stored block [first, first + len) of `order`: the entries at those positions, with the ones
+// marked in rule_bits replaced by the stored entry before them (as prepare_block does). Returns
+// the number of rule entries.
+std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder& order,
+                           const std::vector<std::uint64_t>& rule_bits, std::uint64_t first,
+                           std::uint64_t len, std::vector<std::uint8_t>& out) {
+  out.resize(len);
+  EntryOrder::Walk w(order, first, /*by_index=*/false);
+  if (rule_bits.empty()) {
+    for (std::uint64_t i = 0; i < len; ++i, w.step()) out[i] = data[w.other()];
+    return 0;
+  }
+  thread_local std::vector<std::uint8_t> is_rule;
+  is_rule.resize(len);
+  for (std::uint64_t i = 0; i < len; ++i, w.step()) {
+    const std::uint64_t x = w.other();
+    out[i] = data[x];
+    is_rule[i] = static_cast<std::uint8_t>((rule_bits[x >> 6] >> (x & 63)) & 1);
+  }
+  std::uint8_t fill = 0;
+  for (std::uint64_t i = 0; i < len; ++i)
+    if (!is_rule[i]) {
+      fill = out[i];
+      break;
+    }
+  std::uint64_t n = 0;
+  for (std::uint64_t i = 0; i < len; ++i) {
+    if (!is_rule[i]) {
+      fill = out[i];
+      continue;
+    }
+    out[i] = fill;
+    ++n;
+  }
+  return n;
+}
+
+// The estimated bytes of a whole segment whose blocks `prepare` produces: the smaller of zstd at
+// `level` and (with try_rans) rANS, on about kOrderTrialBytes of sample blocks.
+template <class Prepare>
+Result<double> sample_bytes(const SegmentInfo& info, std::uint64_t blocks, int threads, int level,
+                            bool try_rans, const Prepare& prepare) {
+  const auto sample = sample_blocks(blocks, info.block_entries, kOrderTrialBytes);
+  std::vector<std::vector<std::uint8_t>> prepared(sample.size());
+  int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
+  for (std::size_t k = 0; k < sample.size(); ++k) {
+    std::vector<std::int16_t> rule;
+    if (!prepare(sample[k], prepared[k], rule)) ++failed;
+  }
+  if (failed) return Error(Errc::internal, "preparing a sample block failed");
+  std::uint64_t raw = 0;
+  for (const auto& p : prepared) raw += p.size();
+  auto e = estimate_sizes(prepared, level, threads,
+                          static_cast<double>(info.entries) / static_cast<double>(raw), try_rans);
+  if (!e) return std::move(e).error();
+  return try_rans ? std::min(e->zstd, e->rans) : e->zstd;
 }
 
 }  // namespace
@@ -140,6 +288,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   if (opt.zstd_level < 1 || opt.zstd_level > ZSTD_maxCLevel())
     return Error(Errc::invalid_argument,
                  fmt::format("zstd level {} is outside 1..{}", opt.zstd_level, ZSTD_maxCLevel()));
+  if (!opt.digits.empty() && info.entry_bytes != 1)
+    return Error(Errc::internal, "entry orders apply to one-byte entries only");
   SegmentHeader h{};
   std::memcpy(h.magic, kSegmentMagic, sizeof h.magic);
   h.version = kSegmentVersion;
@@ -163,10 +313,25 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     const std::uint64_t begin = b * block_bytes;
     return data.subspan(begin, std::min<std::uint64_t>(block_bytes, data.size() - begin));
   };
-  auto prepare = [&](std::uint64_t b, std::vector<std::uint8_t>& out,
-                     std::vector<std::int16_t>& rule) {
-    return prepare_block(raw_block(b), b * info.block_entries, opt.rules, out, rule);
+  // With an entry order, the rules are asked once, in index order, and remembered as one bit per
+  // entry (checked against the data there): a stored block gathers entries from all over the
+  // index, and asking the rules entry by entry would cost an unrank each.
+  std::vector<std::uint64_t> rule_bits;
+  std::uint64_t ordered_rule_entries = 0;
+  if (!opt.digits.empty() && opt.rules && info.entries) {
+    RETRA_TRY(mark_rule_entries(data, *opt.rules, threads, rule_bits, ordered_rule_entries));
+  }
+  EntryOrder order;  // identity until an order is chosen
+  auto prepare_in = [&](const EntryOrder& o, std::uint64_t b, std::vector<std::uint8_t>& out,
+                        std::vector<std::int16_t>& rule) -> Result<std::uint64_t> {
+    if (o.identity())
+      return prepare_block(raw_block(b), b * info.block_entries, opt.rules, out, rule);
+    return gather_block(
+        data, o, rule_bits, b * info.block_entries,
+        std::min<std::uint64_t>(info.block_entries, info.entries - b * info.block_entries), out);
   };
+  auto prepare = [&](std::uint64_t b, std::vector<std::uint8_t>& out,
+                     std::vector<std::int16_t>& rule) { return prepare_in(order, b, out, rule); };
   // After a parallel loop counted failures: the first error of blocks [first, end), in block
   // order (OK if preparing never failed, i.e. the compressor did).
   auto first_prepare_error = [&](std::uint64_t first, std::uint64_t end) -> Status {
@@ -175,6 +340,64 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     for (std::uint64_t b = first; b < end; ++b) RETRA_TRY(prepare(b, out, rule));
     return {};
   };
+
+  if (!opt.digits.empty()) {
+    if (!opt.stored_order.empty()) {
+      auto o = EntryOrder::make(opt.digits, opt.stored_order, info.entries);
+      if (!o) return std::move(o).error();
+      order = std::move(*o);
+    } else if (opt.order == OrderChoice::automatic && h.blocks >= kOrderMinBlocks) {
+      // Greedy from the least significant place: each round tries every remaining digit
+      // there (the others in index order before it) and keeps the smallest sample.
+      const int level = std::min(opt.zstd_level, kOrderTrialLevel);
+      const bool try_rans =
+          opt.codec == CodecChoice::automatic || opt.codec == CodecChoice::rans_o1;
+      auto trial = [&](const std::vector<std::uint8_t>& stored) -> Result<double> {
+        auto o = EntryOrder::make(opt.digits, stored, info.entries);
+        if (!o) return std::move(o).error();
+        return sample_bytes(
+            info, h.blocks, threads, level, try_rans,
+            [&](std::uint64_t b, std::vector<std::uint8_t>& out, std::vector<std::int16_t>& rule) {
+              return prepare_in(*o, b, out, rule);
+            });
+      };
+      std::vector<std::uint8_t> fixed, remaining, suffix;
+      for (std::size_t j = 0; j < opt.digits.size(); ++j)
+        (opt.digits[j] == 1 ? fixed : remaining).push_back(static_cast<std::uint8_t>(j));
+      auto compose = [&](std::size_t skip) {  // remaining without [skip], it, then the suffix
+        std::vector<std::uint8_t> v = fixed;
+        for (std::size_t t = 0; t < remaining.size(); ++t)
+          if (t != skip) v.push_back(remaining[t]);
+        v.push_back(remaining[skip]);
+        v.insert(v.end(), suffix.begin(), suffix.end());
+        return v;
+      };
+      double index_bytes = 0, best_bytes = 0;
+      while (remaining.size() > 1) {
+        std::size_t best = remaining.size() - 1;
+        for (std::size_t t = 0; t < remaining.size(); ++t) {
+          auto bytes = trial(compose(t));
+          if (!bytes) return std::move(bytes).error();
+          if (suffix.empty() && t + 1 == remaining.size()) index_bytes = *bytes;
+          if (t == 0 || *bytes < best_bytes) {
+            best_bytes = *bytes;
+            best = t;
+          }
+        }
+        suffix.insert(suffix.begin(), remaining[best]);
+        remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(best));
+      }
+      // Index order unless the best saves 1%: not worth a division per probe otherwise.
+      if (remaining.size() == 1 && best_bytes < 0.99 * index_bytes) {
+        std::vector<std::uint8_t> stored = fixed;
+        stored.push_back(remaining[0]);
+        stored.insert(stored.end(), suffix.begin(), suffix.end());
+        auto o = EntryOrder::make(opt.digits, std::move(stored), info.entries);
+        if (!o) return std::move(o).error();
+        order = std::move(*o);
+      }
+    }
+  }
 
   // Choose the codec. The sample's blocks are prepared once here and reused for the estimates
   // and the dictionary.
@@ -189,44 +412,26 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   if (h.blocks > 0 && opt.codec != CodecChoice::zstd) {
     const auto sample = sample_blocks(h.blocks, block_bytes);
     std::vector<std::vector<std::uint8_t>> prepared(sample.size());
-    std::vector<std::size_t> zsize(sample.size(), 0);
     int failed = 0;
-    const bool estimate = opt.codec == CodecChoice::automatic;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
     for (std::size_t k = 0; k < sample.size(); ++k) {
       std::vector<std::int16_t> rule;
-      if (!prepare(sample[k], prepared[k], rule)) {
-        ++failed;
-        continue;
-      }
-      if (!estimate) continue;
-      std::vector<std::uint8_t> buf(ZSTD_compressBound(prepared[k].size()));
-      const std::size_t c =
-          ZSTD_compressCCtx(zstd_contexts().cctx(), buf.data(), buf.size(), prepared[k].data(),
-                            prepared[k].size(), opt.zstd_level);
-      if (ZSTD_isError(c)) ++failed;
-      zsize[k] = c;
+      if (!prepare(sample[k], prepared[k], rule)) ++failed;
     }
     if (failed) {
       for (const std::uint64_t b : sample) RETRA_TRY(first_prepare_error(b, b + 1));
-      return Error(Errc::internal, fmt::format("zstd failed on a block of '{}'", info.name));
+      return Error(Errc::internal, fmt::format("preparing a block of '{}' failed", info.name));
     }
-    std::uint64_t sample_raw = 0, sample_zstd = 0;
-    for (std::size_t k = 0; k < sample.size(); ++k) {
-      sample_raw += prepared[k].size();
-      sample_zstd += zsize[k];
-    }
-    const double scale = static_cast<double>(data.size()) / static_cast<double>(sample_raw);
     bool rans = opt.codec == CodecChoice::rans_o1;
-    if (estimate) {
-      rans::Model::Counts counts(256 * 256, 0);
-      for (const auto& p : prepared) rans::Model::count_block(p, counts);
-      const rans::Model m = rans::Model::from_counts(counts);
-      const double rans_bytes =
-          (m.cost_bits(counts) / 8 + 4.0 * static_cast<double>(sample.size())) * scale +
-          static_cast<double>(m.serialize().size());
+    if (opt.codec == CodecChoice::automatic) {
+      std::uint64_t sample_raw = 0;
+      for (const auto& p : prepared) sample_raw += p.size();
+      auto e =
+          estimate_sizes(prepared, opt.zstd_level, threads,
+                         static_cast<double>(data.size()) / static_cast<double>(sample_raw), true);
+      if (!e) return std::move(e).error();
       // zstd decodes ~9x faster (docs/PERFORMANCE.md): rANS must save at least 2%.
-      rans = rans_bytes < 0.98 * static_cast<double>(sample_zstd) * scale;
+      rans = e->rans < 0.98 * e->zstd;
     }
     if (rans) {
       // The model of the whole segment, counted block by block in parallel.
@@ -279,7 +484,24 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   h.model_offset = model.empty() ? 0 : h.table_offset + h.blocks * sizeof(BlockEntry);
   h.model_bytes = model.size();
   h.model_checksum = model.empty() ? 0 : XXH3_64bits(model.data(), model.size());
-  h.data_offset = h.table_offset + h.blocks * sizeof(BlockEntry) + model.size();
+  // The order section follows the model: radices (8 bytes each), then the stored digits.
+  std::vector<std::uint8_t> order_section;
+  if (!order.identity()) {
+    h.version = 3;
+    h.flags |= kEntryOrder;
+    for (const std::uint64_t r : order.radices()) {
+      const auto* p = reinterpret_cast<const std::uint8_t*>(&r);
+      order_section.insert(order_section.end(), p, p + sizeof r);
+    }
+    order_section.insert(order_section.end(), order.stored().begin(), order.stored().end());
+    h.order_offset = h.table_offset + h.blocks * sizeof(BlockEntry) + model.size();
+    h.order_checksum = XXH3_64bits(order_section.data(), order_section.size());
+    h.order_digits = static_cast<std::uint32_t>(order.digits());
+  } else {
+    h.version = 2;
+  }
+  h.data_offset =
+      h.table_offset + h.blocks * sizeof(BlockEntry) + model.size() + order_section.size();
 
   auto file = io::AtomicFile::create(path);
   if (!file) return std::move(file).error();
@@ -349,9 +571,12 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   h.header_checksum = header_hash(h);
   RETRA_TRY(file->pwrite(table.data(), table.size() * sizeof(BlockEntry), h.table_offset));
   if (!model.empty()) RETRA_TRY(file->pwrite(model.data(), model.size(), h.model_offset));
+  if (!order_section.empty())
+    RETRA_TRY(file->pwrite(order_section.data(), order_section.size(), h.order_offset));
   RETRA_TRY(file->pwrite(&h, sizeof h, 0));
   RETRA_TRY(file->commit());
   r.codec = codec;
+  r.order = std::move(order);
   r.file_bytes = h.file_bytes;
   r.raw_bytes = data.size();
   r.header_checksum = h.header_checksum;
@@ -395,25 +620,33 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
     return Error(Errc::corrupt,
                  fmt::format("'{}' is not a retra segment file (bad magic)", path.string()));
   if (h.header_checksum != header_hash(h)) return corrupt("header checksum mismatch");
-  if (h.version != 1 && h.version != kSegmentVersion)
+  if (h.version < 1 || h.version > kSegmentVersion)
     return Error(Errc::mismatch, fmt::format("segment '{}' has format version {}, this retra "
-                                             "reads versions 1 and {}",
+                                             "reads versions 1 to {}",
                                              path.string(), h.version, kSegmentVersion));
-  // Version 1 had zeros where version 2 keeps codec, model and flags: the checks below hold.
-  if (h.codec > static_cast<std::uint32_t>(Codec::rans_o1) || (h.flags & ~kRuleEntriesFilled))
+  // Version 1 had zeros where version 2 keeps codec, model and flags, and versions 1 and 2 zeros
+  // where version 3 keeps the entry order: the checks below hold.
+  if (h.codec > static_cast<std::uint32_t>(Codec::rans_o1) ||
+      (h.flags & ~(kRuleEntriesFilled | kEntryOrder)))
     return Error(Errc::mismatch,
                  fmt::format("segment '{}' uses a codec or flags this retra does not know (codec "
                              "{}, flags {:#x}): read it with a newer retra",
                              path.string(), h.codec, h.flags));
   const std::uint64_t table_end = h.table_offset + h.blocks * sizeof(BlockEntry);
   const bool needs_model = h.codec != static_cast<std::uint32_t>(Codec::zstd);
+  const bool ordered = (h.flags & kEntryOrder) != 0;
+  const std::uint64_t order_bytes = 9ull * h.order_digits;
   if (h.header_bytes != sizeof(SegmentHeader) || h.entry_bytes == 0 || h.block_entries == 0 ||
       h.blocks != (h.entries + h.block_entries - 1) / h.block_entries ||
       h.table_offset != sizeof(SegmentHeader) || h.blocks > bytes.size() ||
       (h.model_bytes ? h.model_offset != table_end : h.model_offset != 0) ||
       (needs_model != (h.model_bytes != 0)) || h.model_bytes > bytes.size() ||
-      h.data_offset != table_end + h.model_bytes || h.data_offset > bytes.size() ||
-      h.file_bytes != bytes.size() || (h.version == 1 && (h.codec || h.model_bytes || h.flags)))
+      (ordered ? h.version < 3 || h.order_digits == 0 || h.order_digits > kMaxOrderDigits ||
+                     h.order_offset != table_end + h.model_bytes
+               : h.order_offset != 0 || h.order_digits != 0) ||
+      h.data_offset != table_end + h.model_bytes + order_bytes || h.data_offset > bytes.size() ||
+      h.file_bytes != bytes.size() || (h.version == 1 && (h.codec || h.model_bytes || h.flags)) ||
+      (ordered && h.entry_bytes != 1))
     return corrupt("inconsistent header fields (or the file was truncated)");
   r->table_.resize(h.blocks);
   if (h.blocks)  // an empty segment has no table (and data() may be null)
@@ -441,6 +674,17 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
       r->model_->ddict = ZSTD_createDDict(p, h.model_bytes);
       if (!r->model_->ddict) return corrupt("zstd cannot load the dictionary");
     }
+  }
+  if (ordered) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data()) + h.order_offset;
+    if (XXH3_64bits(p, order_bytes) != h.order_checksum)
+      return corrupt("entry order section checksum mismatch");
+    std::vector<std::uint64_t> radices(h.order_digits);
+    std::memcpy(radices.data(), p, 8ull * h.order_digits);
+    std::vector<std::uint8_t> stored(p + 8ull * h.order_digits, p + order_bytes);
+    auto o = EntryOrder::make(std::move(radices), std::move(stored), h.entries);
+    if (!o) return corrupt(o.error().message());
+    r->order_ = std::move(*o);
   }
   r->info_.game = get_field(h.game);
   r->info_.variant = get_field(h.variant);
@@ -483,7 +727,11 @@ Error SegmentReader::block_error(std::uint64_t b, std::string_view what) const {
 
 Status SegmentReader::read_block(std::uint64_t b, std::span<std::uint8_t> out) const {
   RETRA_TRY(read_stored_block(b, out));
-  if (rules_filled_) {
+  if (rules_filled_ && !order_.identity()) {
+    // The block's entries are spread over the index: ask the rules entry by entry.
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = entry_value(order_.index(b * info_.block_entries + i), out[i]);
+  } else if (rules_filled_) {
     // Put the rules' values back where the writer stored filler.
     thread_local std::vector<std::int16_t> rule;
     rule.resize(out.size());
@@ -531,15 +779,22 @@ Status SegmentReader::read_stored_block(std::uint64_t b, std::span<std::uint8_t>
 Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
   if (out.size() != info_.entries * info_.entry_bytes)
     return Error(Errc::internal, "read_all: output buffer has the wrong size");
+  threads = std::max(1, threads);
   const std::uint64_t block_bytes = std::uint64_t{info_.block_entries} * info_.entry_bytes;
   const std::uint64_t nblocks = table_.size();
+  // Stored blocks first (for an ordered file into a buffer in the stored order, as stored; the
+  // rules' values go back once the entries are in index order, where the rules are cheap).
+  const bool ordered = !order_.identity();
+  std::vector<std::uint8_t> stored(ordered ? out.size() : 0);
+  const std::span<std::uint8_t> dest = ordered ? std::span<std::uint8_t>(stored) : out;
   // The first failing block (lowest number) is reported, whatever the thread schedule.
   std::uint64_t bad = nblocks;
   std::vector<Error> errors;
   std::mutex mu;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(std::max(1, threads))
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (std::uint64_t b = 0; b < nblocks; ++b) {
-    Status s = read_block(b, out.subspan(b * block_bytes, table_[b].raw_bytes));
+    const auto block = dest.subspan(b * block_bytes, table_[b].raw_bytes);
+    Status s = ordered ? read_stored_block(b, block) : read_block(b, block);
     if (!s) {
       std::lock_guard lock(mu);
       if (b < bad) {
@@ -549,6 +804,23 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
     }
   }
   if (bad != nblocks) return errors.front();
+  if (!ordered) return {};
+  // Back to index order, then the rules, in chunks of 64 Ki entries.
+  constexpr std::uint64_t kChunk = 1u << 16;
+  const std::uint64_t n = out.size(), chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t first = c * kChunk, len = std::min(kChunk, n - first);
+    EntryOrder::Walk w(order_, first, /*by_index=*/true);
+    for (std::uint64_t i = 0; i < len; ++i, w.step()) out[first + i] = stored[w.other()];
+    if (rules_filled_) {
+      thread_local std::vector<std::int16_t> rule;
+      rule.resize(len);
+      rules_->rule_values(first, rule);
+      for (std::uint64_t i = 0; i < len; ++i)
+        if (rule[i] != EntryRules::kStored) out[first + i] = static_cast<std::uint8_t>(rule[i]);
+    }
+  }
   return {};
 }
 
@@ -556,8 +828,9 @@ Result<std::uint8_t> SegmentReader::byte_at(std::uint64_t index) const {
   if (index >= info_.entries)
     return Error(Errc::invalid_argument, fmt::format("index {} outside segment '{}' ({} entries)",
                                                      index, info_.name, info_.entries));
-  const std::uint64_t b = index / info_.block_entries;
-  const std::uint64_t off = (index % info_.block_entries) * info_.entry_bytes;
+  const std::uint64_t at = order_.position(index);
+  const std::uint64_t b = at / info_.block_entries;
+  const std::uint64_t off = (at % info_.block_entries) * info_.entry_bytes;
   Cache& c = cache_[b % kCacheShards];
   {
     std::lock_guard lock(c.mu);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "retra/error.hpp"
+#include "src/format/entry_order.hpp"
 #include "src/io/file.hpp"
 
 namespace retra::format {
@@ -26,9 +27,10 @@ static_assert(std::endian::native == std::endian::little,
               "the segment format is little-endian and retra reads it in place");
 
 inline constexpr char kSegmentMagic[8] = {'R', 'E', 'T', 'R', 'A', 'S', 'E', 'G'};
-// Version 2 added the codec and the model section (and entries the rules answer); version 1
-// files (zstd, no model) are still read.
-inline constexpr std::uint32_t kSegmentVersion = 2;
+// Version 2 added the codec and the model section (and entries the rules answer), version 3 the
+// entry order section (written only by files whose entries are stored out of index order, the
+// others stay version 2); versions 1 and 2 are still read.
+inline constexpr std::uint32_t kSegmentVersion = 3;
 inline constexpr std::uint32_t kDefaultBlockEntries = 1u << 16;
 
 // What a segment holds; every string field must fit its header slot (checked by the writer).
@@ -69,14 +71,18 @@ struct SegmentHeader {
   std::uint64_t model_offset;  // the model section: zstd dictionary or rANS tables (or 0)
   std::uint64_t model_bytes;
   std::uint64_t model_checksum;  // XXH3-64 of the model section
-  std::uint32_t flags;           // kRuleEntriesFilled
-  std::uint8_t reserved[28];
+  std::uint32_t flags;           // kRuleEntriesFilled, kEntryOrder
+  std::uint32_t order_digits;    // version 3: digits of the entry order (9 section bytes each)
+  std::uint64_t order_offset;    // the entry order section (or 0)
+  std::uint64_t order_checksum;  // XXH3-64 of the entry order section
+  std::uint8_t reserved[8];
   std::uint64_t header_checksum;  // XXH3-64 of bytes [0, 248)
 };
 static_assert(sizeof(SegmentHeader) == 256);
 static_assert(offsetof(SegmentHeader, entries) == 128);
 static_assert(offsetof(SegmentHeader, codec) == 188);
 static_assert(offsetof(SegmentHeader, flags) == 216);
+static_assert(offsetof(SegmentHeader, order_offset) == 224);
 static_assert(offsetof(SegmentHeader, header_checksum) == 248);
 
 // How the blocks are coded. Every block stays an independent unit under each codec.
@@ -90,6 +96,8 @@ std::string_view codec_name(Codec c) noexcept;
 
 // Header flag: entries that the rules answer are stored as filler, see EntryRules.
 inline constexpr std::uint32_t kRuleEntriesFilled = 1;
+// Header flag (version 3): entries are stored in the order of the entry order section.
+inline constexpr std::uint32_t kEntryOrder = 2;
 
 // One block table row, 24 bytes.
 struct BlockEntry {
@@ -120,15 +128,32 @@ enum class CodecChoice { automatic, zstd, zstd_dict, rans_o1 };
 // Parses "auto", "zstd", "zstd-dict", "rans-o1".
 Result<CodecChoice> parse_codec_choice(std::string_view text);
 
+// Which entry order the writer uses, given the index's digits: `automatic` measures candidate
+// orders on a sample of blocks (greedily, the fastest-varying digit first) and keeps the
+// smallest, `index` stores entries in index order.
+enum class OrderChoice { automatic, index };
+// Parses "auto", "index".
+Result<OrderChoice> parse_order_choice(std::string_view text);
+
 struct WriteOptions {
+  // The common settings positionally ({level, threads, codec, rules}); the entry order by name.
+  WriteOptions(int level = 3, int thread_count = 1, CodecChoice c = CodecChoice::automatic,
+               const EntryRules* r = nullptr)
+      : zstd_level(level), threads(thread_count), codec(c), rules(r) {}
   int zstd_level = 3;
   int threads = 1;
   CodecChoice codec = CodecChoice::automatic;
   const EntryRules* rules = nullptr;  // fill the entries the rules answer (see EntryRules)
+  // The index as a mixed-radix number (EntryOrder), most significant digit first; empty: the
+  // entries are stored in index order. One-byte entries only.
+  std::vector<std::uint64_t> digits;
+  OrderChoice order = OrderChoice::automatic;
+  std::vector<std::uint8_t> stored_order;  // with digits: this stored order, no measuring
 };
 
 struct WriteReport {
   Codec codec = Codec::zstd;
+  EntryOrder order;                // as written (identity: index order)
   std::uint64_t rule_entries = 0;  // entries stored as filler
   std::uint64_t file_bytes = 0;
   std::uint64_t raw_bytes = 0;
@@ -166,9 +191,14 @@ class SegmentReader {
   int zstd_level() const noexcept { return zstd_level_; }
   std::uint64_t model_bytes() const noexcept { return model_bytes_; }
   bool rules_filled() const noexcept { return rules_filled_; }
+  const EntryOrder& order() const noexcept { return order_; }
+  // Where entry `index` lies in the stored order; blocks (read_block, read_stored_block,
+  // raw_bytes) are numbered in the stored order, so entry i is in block position(i) /
+  // block_entries.
+  std::uint64_t position(std::uint64_t index) const noexcept { return order_.position(index); }
 
   // Decompresses block b into out (exactly raw_bytes(b) bytes), every entry exact (the rules'
-  // values put back where rules_filled()). No caching.
+  // values put back where rules_filled()), in the stored order. No caching.
   Status read_block(std::uint64_t b, std::span<std::uint8_t> out) const;
   // The same as stored: where rules_filled(), the entries the rules answer hold filler. For
   // block caches that serve single entries through entry_value(), which costs one position's
@@ -177,7 +207,8 @@ class SegmentReader {
   // The value of entry `index` whose stored byte is `stored`.
   std::uint8_t entry_value(std::uint64_t index, std::uint8_t stored) const;
   std::uint32_t raw_bytes(std::uint64_t b) const noexcept { return table_[b].raw_bytes; }
-  // All entries, decompressed with `threads` threads; out.size() == entries * entry_bytes.
+  // All entries in index order, decompressed with `threads` threads; out.size() == entries *
+  // entry_bytes.
   Status read_all(std::span<std::uint8_t> out, int threads) const;
   // One single-byte entry, through the block cache of stored blocks (thread-safe).
   Result<std::uint8_t> byte_at(std::uint64_t index) const;
@@ -194,6 +225,7 @@ class SegmentReader {
   int zstd_level_ = 0;
   std::uint64_t model_bytes_ = 0;
   bool rules_filled_ = false;
+  EntryOrder order_;
   std::shared_ptr<const EntryRules> rules_;
   std::vector<BlockEntry> table_;
   struct Model;  // the decoder side of the model section

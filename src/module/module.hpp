@@ -102,6 +102,9 @@ class GameModule {
   // a reader needs when the file leaves them to the rules; null for a game without such rules.
   virtual Result<std::shared_ptr<const format::EntryRules>> entry_rules(
       std::string_view segment) const = 0;
+  // The index of segment `segment` as mixed-radix digits (the Game's index_digits), which the
+  // segment writer may store in another order; empty for a game without them.
+  virtual Result<std::vector<std::uint64_t>> index_digits(std::string_view segment) const = 0;
 
   // ---- probe ---------------------------------------------------------------------------------
   // Finds the segment and index of a position given as text; segments: the manifest's names.

@@ -63,14 +63,20 @@ class ModuleOf final : public GameModule {
       (void)segment;
       return std::shared_ptr<const format::EntryRules>();
     } else {
-      const std::vector<std::string> names{std::string(segment)};
-      auto sel = D::select(names);
-      if (!sel) return std::move(sel).error();
-      for (const auto& s : sel->order)
-        if (D::segment_name(*sel->game, s) == segment)
-          return std::shared_ptr<const format::EntryRules>(
-              std::make_shared<GameEntryRules<G>>(sel->game, s));
-      return Error(Errc::internal, fmt::format("{} has no segment '{}'", G::kName, segment));
+      auto found = find_segment(segment);
+      if (!found) return std::move(found).error();
+      return std::shared_ptr<const format::EntryRules>(
+          std::make_shared<GameEntryRules<G>>(found->first, found->second));
+    }
+  }
+  Result<std::vector<std::uint64_t>> index_digits(std::string_view segment) const override {
+    if constexpr (!HasIndexDigits<G>) {
+      (void)segment;
+      return std::vector<std::uint64_t>();
+    } else {
+      auto found = find_segment(segment);
+      if (!found) return std::move(found).error();
+      return std::vector<std::uint64_t>(found->first->index_digits(found->second));
     }
   }
   std::unique_ptr<probe::Locator> locator(std::span<const std::string> segments) const override {
@@ -97,6 +103,19 @@ class ModuleOf final : public GameModule {
         std::make_unique<solve::EngineSolver<typename D::Solver>>(db, opt, *leaves));
   }
   Result<Report> solve_report(const SolveRun& run) const override { return D::solve_report(run); }
+
+ private:
+  // The game (with the segment's dependencies) and the id of the segment named `segment`.
+  static Result<std::pair<std::shared_ptr<const G>, typename G::SegmentId>> find_segment(
+      std::string_view segment) {
+    const std::vector<std::string> names{std::string(segment)};
+    auto sel = D::select(names);
+    if (!sel) return std::move(sel).error();
+    for (const auto& s : sel->order)
+      if (D::segment_name(*sel->game, s) == segment)
+        return std::pair<std::shared_ptr<const G>, typename G::SegmentId>(sel->game, s);
+    return Error(Errc::internal, fmt::format("{} has no segment '{}'", G::kName, segment));
+  }
 };
 
 }  // namespace retra

@@ -156,17 +156,24 @@ Value Prober::Impl::byte(int slot, std::uint64_t index) const {
                    fmt::format("index {} is outside segment '{}' ({} entries)", index, s.name,
                                r->info().entries));
   const std::uint32_t be = r->info().block_entries;
-  const std::uint64_t block = index / be;
+  const std::uint64_t at = r->position(index);  // blocks follow the file's entry order
+  const std::uint64_t block = at / be;
   Value v = cache->byte((static_cast<std::uint64_t>(slot) << 40) | block,
-                        static_cast<std::uint32_t>(index % be),
+                        static_cast<std::uint32_t>(at % be),
                         [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
   if (v.status == Status::ok) v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
   return v;
 }
 
 void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Value> out) const {
+  // Sorted by where the entries lie in their files, so that each block is read once.
+  for (auto& t : todo) {
+    Value ignored;
+    const format::SegmentReader* r = reader(*slots[static_cast<std::size_t>(t.slot)], &ignored);
+    t.at = r && t.index < r->info().entries ? r->position(t.index) : t.index;
+  }
   std::sort(todo.begin(), todo.end(), [](const detail::Located& a, const detail::Located& b) {
-    return a.slot != b.slot ? a.slot < b.slot : a.index < b.index;
+    return a.slot != b.slot ? a.slot < b.slot : a.at < b.at;
   });
   std::vector<std::uint32_t> offsets;
   std::vector<Value*> dest;
@@ -180,18 +187,18 @@ void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Val
       continue;
     }
     const std::uint32_t be = r->info().block_entries;
-    const std::uint64_t block = todo[i].index / be;
+    const std::uint64_t block = todo[i].at / be;
     offsets.clear();
     dest.clear();
     std::size_t j = i;
-    for (; j < todo.size() && todo[j].slot == todo[i].slot && todo[j].index / be == block; ++j) {
+    for (; j < todo.size() && todo[j].slot == todo[i].slot && todo[j].at / be == block; ++j) {
       if (todo[j].index >= r->info().entries) {
         out[todo[j].out] =
             failure(Status::invalid_argument,
                     fmt::format("index {} is outside segment '{}'", todo[j].index, s.name));
         continue;
       }
-      offsets.push_back(static_cast<std::uint32_t>(todo[j].index % be));
+      offsets.push_back(static_cast<std::uint32_t>(todo[j].at % be));
       dest.push_back(&out[todo[j].out]);
     }
     if (!offsets.empty())

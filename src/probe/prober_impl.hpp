@@ -130,6 +130,7 @@ struct Located {
   int slot;
   std::uint64_t index;
   std::size_t out;
+  std::uint64_t at = 0;  // where the entry lies in its file's order (read_sorted fills it in)
 };
 
 }  // namespace detail

@@ -191,14 +191,15 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     ctx.dtc = rec->stats.value("metric", "") == "dtc";
     ctx.kind = kind;
 
-    const std::uint64_t block = (*db.segment(sname))->info().block_entries;
+    const format::SegmentReader* reader = *db.segment(sname);
+    const std::uint64_t block = reader->info().block_entries;
     const std::uint64_t blocks = (size + block - 1) / block;
     const std::uint8_t* const self = vals[id(s)];
     // A failure at position i of this segment (the caller writes the message).
     auto failure_at = [&](std::uint64_t i, int expected, std::uint64_t wrong) {
       VerifyFailure f;
       f.segment = sname;
-      f.block = i / block;
+      f.block = reader->position(i) / block;  // the file's block (its entry order)
       f.index = i;
       f.position = D::position_text(g, s, g.unrank(s, i));
       f.stored = decode_value(kind, self[i]);

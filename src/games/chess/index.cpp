@@ -451,6 +451,18 @@ bool Indexer::canonical(const std::uint8_t* sq, std::uint64_t head) const {
   return true;
 }
 
+std::vector<std::uint64_t> Indexer::radices() const {
+  std::vector<std::uint64_t> r;
+  if (pawns_) {
+    const auto p = static_cast<std::uint64_t>(pawn_slots_.size());
+    r = {config_code_.size(), 64 - p, 63 - p};
+  } else {
+    r = {462};
+  }
+  r.insert(r.end(), radix_.begin(), radix_.end());
+  return r;
+}
+
 bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
   assert(i < size_);
   // Peel the groups off from the last one.

@@ -43,6 +43,9 @@ class Indexer {
   // The index size of Syzygy's scheme for the same table (docs/CHESS.md compares them).
   std::uint64_t syzygy_size() const { return syzygy_size_; }
   std::string scheme() const;
+  // The index as a mixed-radix number, most significant digit first: the king pair (pawnless) or
+  // the pawn configuration and both kings, then one digit per group of identical pieces.
+  std::vector<std::uint64_t> radices() const;
 
   // The index of the class of a placement (squares by slot, any orientation). *transform_used
   // receives the symmetry that maps the placement to its representative; *symmetric whether the

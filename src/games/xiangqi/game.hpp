@@ -69,6 +69,13 @@ class Game {
   std::vector<int> dependencies(int s) const;
 
   std::uint64_t segment_size(int s) const { return 2 * eg_[s].indexer->size(); }
+  // Side to move, then the indexer's digits (the writer may store them in another order).
+  std::vector<std::uint64_t> index_digits(int s) const {
+    std::vector<std::uint64_t> d{2};
+    const auto r = eg_[s].indexer->radices();
+    d.insert(d.end(), r.begin(), r.end());
+    return d;
+  }
   Position unrank(int s, std::uint64_t i) const;
   std::uint64_t rank(int s, const Position& p) const { return rank_mirrored(s, p, nullptr); }
   std::uint64_t rank_mirrored(int s, const Position& p, bool* mirrored,

@@ -30,6 +30,12 @@ class Indexer {
   // The index size of the paper's scheme (Fang et al. 2.5) for the same endgame.
   std::uint64_t paper_size() const { return paper_size_; }
   std::string scheme() const;  // e.g. "royal pair/2 x P55 x R|88"
+  // The index as a mixed-radix number: one digit per group, most significant first.
+  std::vector<std::uint64_t> radices() const {
+    std::vector<std::uint64_t> r;
+    for (const auto& g : groups_) r.push_back(g.count);
+    return r;
+  }
 
   // The index of the mirror class of a valid placement (squares by slot). *mirrored tells whether
   // the class representative is the mirror image of the given placement, *symmetric whether the

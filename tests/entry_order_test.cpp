@@ -1,0 +1,200 @@
+// Entry orders: the digit permutation is a bijection with its walks in step, the writer measures
+// and picks the order that compresses best, and an ordered file reads back every value (by
+// index, whole, with the rules' entries restored) and refuses a damaged order section.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <numeric>
+#include <random>
+
+#include "src/format/entry_order.hpp"
+#include "src/format/segment.hpp"
+#include "test_util.hpp"
+
+namespace retra::format {
+namespace {
+
+EntryOrder order(std::vector<std::uint64_t> radices, std::vector<std::uint8_t> stored) {
+  std::uint64_t n = 1;
+  for (auto r : radices) n *= r;
+  auto o = EntryOrder::make(std::move(radices), std::move(stored), n);
+  EXPECT_TRUE(o) << o.error().message();
+  return o ? *o : EntryOrder();
+}
+
+TEST(EntryOrder, BadOrdersAreRefused) {
+  EXPECT_FALSE(EntryOrder::make({2, 3}, {0, 0}, 6));                    // not a permutation
+  EXPECT_FALSE(EntryOrder::make({2, 3}, {0, 2}, 6));                    // digit out of range
+  EXPECT_FALSE(EntryOrder::make({2, 3}, {1}, 6));                       // one place missing
+  EXPECT_FALSE(EntryOrder::make({2, 3}, {1, 0}, 7));                    // product != entries
+  EXPECT_FALSE(EntryOrder::make({2, 0}, {1, 0}, 0));                    // zero radix
+  EXPECT_FALSE(EntryOrder::make({1ull << 40, 1ull << 40}, {1, 0}, 0));  // overflow
+  EXPECT_FALSE(
+      EntryOrder::make(std::vector<std::uint64_t>(17, 1), std::vector<std::uint8_t>(17, 0), 1));
+  EXPECT_TRUE(EntryOrder::make({2, 3}, {1, 0}, 6));
+}
+
+TEST(EntryOrder, PositionsAreABijectionAndTheWalksAgree) {
+  const std::vector<std::uint64_t> radices{3, 4, 5, 2};
+  std::vector<std::uint8_t> perm{0, 1, 2, 3};
+  int orders = 0;
+  do {
+    const EntryOrder o = order(radices, perm);
+    const std::uint64_t n = 3 * 4 * 5 * 2;
+    EXPECT_EQ(o.identity(), perm == std::vector<std::uint8_t>({0, 1, 2, 3}));
+    std::vector<bool> hit(n, false);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t p = o.position(i);
+      ASSERT_LT(p, n);
+      EXPECT_FALSE(hit[p]);
+      hit[p] = true;
+      EXPECT_EQ(o.index(p), i);
+    }
+    // The stored order really has perm's last digit fastest.
+    const std::size_t last = perm.back();
+    std::uint64_t place = 1;
+    for (std::size_t j = last + 1; j < radices.size(); ++j) place *= radices[j];
+    EXPECT_EQ(o.index(1), place);
+    for (std::uint64_t start : {0ull, 7ull, 59ull}) {
+      EntryOrder::Walk by_index(o, start, true), by_position(o, start, false);
+      for (std::uint64_t k = start; k < n; ++k) {
+        ASSERT_EQ(by_index.other(), o.position(k));
+        ASSERT_EQ(by_position.other(), o.index(k));
+        by_index.step();
+        by_position.step();
+      }
+    }
+    ++orders;
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  EXPECT_EQ(orders, 24);
+  // Digits of radix 1 do not move anything.
+  EXPECT_TRUE(order({1, 6, 1, 5}, {2, 1, 0, 3}).identity());
+  EXPECT_EQ(order({2, 3}, {1, 0}).describe(), "2x3 stored 1,0");
+  EXPECT_EQ(entry_order_text(EntryOrder()), "index");
+}
+
+SegmentInfo info(std::uint64_t entries, std::uint32_t block) {
+  return {"xiangqi", "fang", "test", "dtm-u8", "T", entries, 1, block};
+}
+
+// Values that depend on digits 0 and 2 only (radices 2 x 32 x 8192): in index order every
+// 1024-entry block holds 1024 random values; with digit 1 fastest, runs of 32 equal ones.
+std::vector<std::uint64_t> kDigits{2, 32, 8192};
+std::vector<std::uint8_t> digit_data() {
+  std::mt19937 rng(7);
+  std::vector<std::uint8_t> noise(2 * 8192);
+  for (auto& x : noise) x = static_cast<std::uint8_t>(rng() % 16);
+  std::vector<std::uint8_t> v(2 * 32 * 8192);
+  for (std::uint64_t i = 0; i < v.size(); ++i) v[i] = noise[(i / (32 * 8192)) * 8192 + i % 8192];
+  return v;
+}
+
+// Entries whose index is a multiple of 5 are the rules': value index % 3.
+struct FifthsRules final : EntryRules {
+  void rule_values(std::uint64_t first, std::span<std::int16_t> out) const override {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = (first + i) % 5 == 0 ? static_cast<std::int16_t>((first + i) % 3) : kStored;
+  }
+};
+
+TEST(EntryOrderSegment, TheWriterPicksTheOrderThatCompresses) {
+  test::TempDir dir;
+  const auto data = digit_data();
+  WriteOptions by_index(3, 2);
+  by_index.digits = kDigits;
+  by_index.order = OrderChoice::index;
+  auto a = write_segment(dir / "a.rseg", info(data.size(), 1024), data, by_index);
+  ASSERT_TRUE(a) << a.error().message();
+  EXPECT_TRUE(a->order.identity());
+  WriteOptions automatic(3, 2);
+  automatic.digits = kDigits;
+  auto b = write_segment(dir / "b.rseg", info(data.size(), 1024), data, automatic);
+  ASSERT_TRUE(b) << b.error().message();
+  ASSERT_FALSE(b->order.identity());
+  EXPECT_EQ(b->order.stored().back(), 1) << b->order.describe();
+  EXPECT_LT(b->file_bytes * 4, a->file_bytes);
+  auto ra = SegmentReader::open(dir / "a.rseg"), rb = SegmentReader::open(dir / "b.rseg");
+  ASSERT_TRUE(ra && rb);
+  EXPECT_EQ((*ra)->version(), 2u) << "index order stays version 2";
+  EXPECT_EQ((*rb)->version(), 3u);
+  EXPECT_EQ((*rb)->order().describe(), b->order.describe());
+  std::vector<std::uint8_t> all(data.size());
+  ASSERT_TRUE((*rb)->read_all(all, 2));
+  EXPECT_EQ(all, data);
+}
+
+TEST(EntryOrderSegment, EveryCodecReadsBackWithRules) {
+  test::TempDir dir;
+  auto data = digit_data();
+  for (std::uint64_t i = 0; i < data.size(); i += 5) data[i] = static_cast<std::uint8_t>(i % 3);
+  auto rules = std::make_shared<FifthsRules>();
+  for (auto codec : {CodecChoice::zstd, CodecChoice::zstd_dict, CodecChoice::rans_o1}) {
+    WriteOptions opt(3, 2, codec, rules.get());
+    opt.digits = kDigits;
+    opt.stored_order = {2, 0, 1};
+    auto w = write_segment(dir / "o.rseg", info(data.size(), 4096), data, opt);
+    ASSERT_TRUE(w) << w.error().message();
+    EXPECT_EQ(w->rule_entries, (data.size() + 4) / 5);
+    EXPECT_EQ(w->order.describe(), "2x32x8192 stored 2,0,1");
+    auto r = SegmentReader::open(dir / "o.rseg", 16, rules);
+    ASSERT_TRUE(r) << r.error().message();
+    std::vector<std::uint8_t> all(data.size());
+    ASSERT_TRUE((*r)->read_all(all, 2));
+    EXPECT_EQ(all, data);
+    for (std::uint64_t i = 0; i < data.size(); i += 37) {
+      auto v = (*r)->byte_at(i);
+      ASSERT_TRUE(v) << v.error().message();
+      ASSERT_EQ(*v, data[i]) << i;
+    }
+    // A stored block: consecutive positions, every value restored.
+    std::vector<std::uint8_t> block((*r)->raw_bytes(3));
+    ASSERT_TRUE((*r)->read_block(3, block));
+    for (std::size_t k = 0; k < block.size(); ++k)
+      ASSERT_EQ(block[k], data[(*r)->order().index(3 * 4096 + k)]) << k;
+    // Without the rules nothing is read.
+    auto bare = SegmentReader::open(dir / "o.rseg");
+    ASSERT_TRUE(bare);
+    EXPECT_FALSE((*bare)->read_all(all, 1));
+  }
+  // A contradicting value is refused, as in index order.
+  data[10] = 2;
+  WriteOptions opt(3, 2, CodecChoice::zstd, rules.get());
+  opt.digits = kDigits;
+  opt.stored_order = {2, 0, 1};
+  auto w = write_segment(dir / "bad.rseg", info(data.size(), 4096), data, opt);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code(), Errc::internal);
+  EXPECT_NE(w.error().message().find("entry 10 holds 2"), std::string::npos) << w.error().message();
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.rseg"));
+}
+
+TEST(EntryOrderSegment, BadDigitsAndADamagedOrderSectionAreRefused) {
+  test::TempDir dir;
+  const auto data = digit_data();
+  WriteOptions opt(3, 1);
+  opt.digits = {2, 32, 8191};  // product != entries
+  opt.stored_order = {2, 1, 0};
+  EXPECT_FALSE(write_segment(dir / "x.rseg", info(data.size(), 4096), data, opt));
+  opt.digits = kDigits;
+  ASSERT_TRUE(write_segment(dir / "o.rseg", info(data.size(), 4096), data, opt));
+  SegmentHeader h;
+  {
+    std::ifstream f(dir / "o.rseg", std::ios::binary);
+    f.read(reinterpret_cast<char*>(&h), sizeof h);
+  }
+  ASSERT_EQ(h.version, 3u);
+  ASSERT_EQ(h.order_digits, 3u);
+  // Flip the last stored digit: the section's checksum catches it.
+  std::fstream f(dir / "o.rseg", std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(h.order_offset + 8 * 3 + 2));
+  const char c = 1;
+  f.write(&c, 1);
+  f.close();
+  auto r = SegmentReader::open(dir / "o.rseg");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), Errc::corrupt);
+  EXPECT_NE(r.error().message().find("entry order"), std::string::npos) << r.error().message();
+}
+
+}  // namespace
+}  // namespace retra::format
