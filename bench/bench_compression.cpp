@@ -59,12 +59,15 @@ int main(int argc, char** argv) {
     const auto& info = (*r)->info();
     if (info.entries == 0) continue;
     const std::uint64_t be = info.block_entries;
-    // Warm: a working set of 8 blocks, held by the reader's cache after the first pass.
+    // Warm: a working set of 8 blocks, held by the reader's cache after the first pass. Blocks
+    // hold consecutive positions of the file's entry order: the probes pick a position there and
+    // ask for its index, which the reader maps back (one division per digit).
     const std::uint64_t first_block = rng() % info.blocks();
     const std::uint64_t span = std::min(info.entries - first_block * be, 8 * be);
-    auto warm_pick = [&] { return first_block * be + rng() % span; };
+    const format::EntryOrder& order = (*r)->order();
+    auto warm_pick = [&] { return order.index(first_block * be + rng() % span); };
     auto probe = [&](std::uint64_t i) -> std::uint64_t { return *(*r)->byte_at(i); };
-    for (std::uint64_t i = 0; i < span; i += be / 4 + 1) probe(first_block * be + i);
+    for (std::uint64_t i = 0; i < span; i += be / 4 + 1) probe(order.index(first_block * be + i));
     const double warm = rate(seconds, warm_pick, probe);
     // Cold: what a probe costs when its block is not cached: checksum and decode one random
     // block, then the entry's value (the rules' where they answer it).
@@ -72,9 +75,10 @@ int main(int argc, char** argv) {
     const double cold = rate(
         seconds, [&] { return rng() % info.entries; },
         [&](std::uint64_t i) -> std::uint64_t {
-          block.resize((*r)->raw_bytes(i / be));
-          if (!(*r)->read_stored_block(i / be, block)) std::abort();
-          return (*r)->entry_value(i, block[i % be]);
+          const std::uint64_t at = (*r)->position(i);
+          block.resize((*r)->raw_bytes(at / be));
+          if (!(*r)->read_stored_block(at / be, block)) std::abort();
+          return (*r)->entry_value(i, block[at % be]);
         });
     std::uint64_t rule_entries = rec.build.value("rule_entries", std::uint64_t{0});
     std::printf("%-12s %14llu %12llu %9.3f %9s %12llu %12.0f %12.0f\n", rec.name.c_str(),

@@ -3,7 +3,8 @@
 # (`retra recompress` on a copy) and prints, per setting, bytes, bits per position, compression
 # wall time and warm/cold probe rates (bench_compression, one thread); with PER_SEGMENT=1 also
 # every segment's row. The first setting is format version 1's encoding (zstd -3, 64 Ki-entry
-# blocks, rule entries stored): the "before".
+# blocks, rule entries stored, index order): the "before"; "index order" rows keep the entries
+# in index order, the others let the writer choose the entry order (docs/FORMAT.md).
 # Usage: bench/compression.sh DB                 any database directory (read-only: copies)
 #        bench/compression.sh awari N            builds Awari 0..N first (default 20)
 #        SETTINGS="name:options;..." bench/compression.sh DB   other settings
@@ -22,11 +23,13 @@ else
   src="${1:?usage: bench/compression.sh DB | awari N}"
   [ -f "$src/manifest.json" ] || { echo "'$src' is not a retra database" >&2; exit 2; }
 fi
-settings="${SETTINGS:-v1 zstd-3 64Ki stored:--codec zstd --level 3 --block-size 65536 --no-fill;\
-zstd-3 64Ki filled:--codec zstd --level 3 --block-size 65536;\
+settings="${SETTINGS:-v1 zstd-3 64Ki stored:--codec zstd --level 3 --block-size 65536 --no-fill --entry-order index;\
+zstd-3 64Ki filled:--codec zstd --level 3 --block-size 65536 --entry-order index;\
+auto-3 64Ki index order:--level 3 --block-size 65536 --entry-order index;\
 auto-3 64Ki (build default):--level 3 --block-size 65536;\
 zstd-dict-3 64Ki:--codec zstd-dict --level 3 --block-size 65536;\
 auto-9 256Ki:--level 9 --block-size 262144;\
+auto-19 1Mi index order:--level 19 --block-size 1048576 --entry-order index;\
 auto-19 1Mi (recompress default):--level 19 --block-size 1048576}"
 echo "machine: $(nproc) hardware threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "database: $src ($(du -sh "$src" | cut -f1) as given)"

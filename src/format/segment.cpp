@@ -250,20 +250,31 @@ std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder&
   return n;
 }
 
-// The estimated bytes of a whole segment whose blocks `prepare` produces: the smaller of zstd at
-// `level` and (with try_rans) rANS, on about kOrderTrialBytes of sample blocks.
+// The sample blocks as stored, in parallel: prepared[k] = block sample[k]. Returns whether every
+// block could be prepared.
 template <class Prepare>
-Result<double> sample_bytes(const SegmentInfo& info, std::uint64_t blocks, int threads, int level,
-                            bool try_rans, const Prepare& prepare) {
-  const auto sample = sample_blocks(blocks, info.block_entries, kOrderTrialBytes);
-  std::vector<std::vector<std::uint8_t>> prepared(sample.size());
+bool prepare_sample(const std::vector<std::uint64_t>& sample,
+                    std::vector<std::vector<std::uint8_t>>& prepared, int threads,
+                    const Prepare& prepare) {
+  prepared.assign(sample.size(), {});
   int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
   for (std::size_t k = 0; k < sample.size(); ++k) {
     std::vector<std::int16_t> rule;
     if (!prepare(sample[k], prepared[k], rule)) ++failed;
   }
-  if (failed) return Error(Errc::internal, "preparing a sample block failed");
+  return failed == 0;
+}
+
+// The estimated bytes of a whole segment whose blocks `prepare` produces: the smaller of zstd at
+// `level` and (with try_rans) rANS, on about kOrderTrialBytes of sample blocks.
+template <class Prepare>
+Result<double> sample_bytes(const SegmentInfo& info, std::uint64_t blocks, int threads, int level,
+                            bool try_rans, const Prepare& prepare) {
+  const auto sample = sample_blocks(blocks, info.block_entries, kOrderTrialBytes);
+  std::vector<std::vector<std::uint8_t>> prepared;
+  if (!prepare_sample(sample, prepared, threads, prepare))
+    return Error(Errc::internal, "preparing a sample block failed");
   std::uint64_t raw = 0;
   for (const auto& p : prepared) raw += p.size();
   auto e = estimate_sizes(prepared, level, threads,
@@ -411,14 +422,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   } free_cdict{cdict};
   if (h.blocks > 0 && opt.codec != CodecChoice::zstd) {
     const auto sample = sample_blocks(h.blocks, block_bytes);
-    std::vector<std::vector<std::uint8_t>> prepared(sample.size());
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
-    for (std::size_t k = 0; k < sample.size(); ++k) {
-      std::vector<std::int16_t> rule;
-      if (!prepare(sample[k], prepared[k], rule)) ++failed;
-    }
-    if (failed) {
+    std::vector<std::vector<std::uint8_t>> prepared;
+    if (!prepare_sample(sample, prepared, threads, prepare)) {
       for (const std::uint64_t b : sample) RETRA_TRY(first_prepare_error(b, b + 1));
       return Error(Errc::internal, fmt::format("preparing a block of '{}' failed", info.name));
     }
