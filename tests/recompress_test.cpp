@@ -130,7 +130,7 @@ TEST(Recompress, XiangqiInAnotherEntryOrderProbesTheSame) {
   RecompressOptions opt;
   opt.threads = 2;
   opt.zstd_level = 3;
-  opt.block_entries = 4096;
+  opt.block_entries = 65536;
   auto r = recompress(b.path(), opt);
   ASSERT_TRUE(r) << r.error().message();
   {

@@ -136,9 +136,9 @@ std::vector<std::uint64_t> sample_blocks(std::uint64_t blocks, std::uint64_t blo
   return s;
 }
 
-// The estimated segment bytes under zstd and under order-1 rANS (0 unless with_rans), from
-// prepared sample blocks standing for `scale` times their size. rANS is estimated exactly from
-// the sample's statistics: its model, its per-block state, its cost in bits.
+// The estimated segment bytes under zstd at `level` (0 unless level > 0) and under order-1 rANS
+// (0 unless with_rans), from prepared sample blocks standing for `scale` times their size. rANS is
+// estimated exactly from the sample's statistics: its model, its per-block state, its cost in bits.
 struct SizeEstimate {
   double zstd = 0, rans = 0;
 };
@@ -147,7 +147,7 @@ Result<SizeEstimate> estimate_sizes(const std::vector<std::vector<std::uint8_t>>
   std::vector<std::size_t> zsize(prepared.size(), 0);
   int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
-  for (std::size_t k = 0; k < prepared.size(); ++k) {
+  for (std::size_t k = 0; k < (level > 0 ? prepared.size() : 0); ++k) {
     thread_local std::vector<std::uint8_t> buf;
     buf.resize(ZSTD_compressBound(prepared[k].size()));
     const std::size_t c = ZSTD_compressCCtx(zstd_contexts().cctx(), buf.data(), buf.size(),
@@ -168,27 +168,34 @@ Result<SizeEstimate> estimate_sizes(const std::vector<std::vector<std::uint8_t>>
   return e;
 }
 
-// Trials of entry orders compress about 4 MiB at no more than this level: enough to rank the
-// orders (their ranking at -6 and -19 agreed on xiangqi's largest endgames) in a fraction of the
-// final compression's time.
-constexpr int kOrderTrialLevel = 6;
-constexpr std::uint64_t kOrderTrialBytes = 4u << 20;
+// zstd decodes ~9x faster (docs/PERFORMANCE.md): rANS must save at least 2%.
+bool rans_pays(const SizeEstimate& e) { return e.rans < 0.98 * e.zstd; }
+
+// Trials of entry orders compress pieces of up to 256 Ki stored entries (at most a block),
+// spread evenly, about 16 MiB in all, at no more than zstd -3. Each order puts other positions
+// into the same stored ranges, so a few large blocks would compare different parts of the
+// index (4 blocks of 1 Mi misjudged xiangqi's KCPMKGMM by 40%); many pieces average that out.
+// The ranking at -3 agreed with -19 on xiangqi's largest endgames.
+constexpr int kOrderTrialLevel = 3;
+constexpr std::uint64_t kOrderTrialBytes = 16u << 20;
+constexpr std::uint64_t kOrderTrialPiece = 1u << 18;
+// The codec of index order is chosen on about 4 MiB of whole blocks at the segment's level.
+constexpr std::uint64_t kCodecTrialBytes = 4u << 20;
 // Segments of fewer blocks keep index order: a few blocks save too little to pay for the trials
 // and for the divisions every probe of an ordered file costs.
 constexpr std::uint64_t kOrderMinBlocks = 4;
 
 // Checks that every entry the rules answer holds the rules' value and marks it (one bit per
-// entry, index order); *count receives their number. In chunks of 64 Ki entries, so no two
-// threads share a word.
+// entry, index order). In chunks of 64 Ki entries, so no two threads share a word.
 Status mark_rule_entries(std::span<const std::uint8_t> data, const EntryRules& rules, int threads,
-                         std::vector<std::uint64_t>& bits, std::uint64_t& count) {
+                         std::vector<std::uint64_t>& bits) {
   constexpr std::uint64_t kChunk = 1u << 16;
   const std::uint64_t n = data.size(), chunks = (n + kChunk - 1) / kChunk;
   bits.assign((n + 63) / 64, 0);
-  std::uint64_t total = 0, bad = chunks;
+  std::uint64_t bad = chunks;
   std::optional<Error> error;
   std::mutex mu;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) reduction(+ : total)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (std::uint64_t c = 0; c < chunks; ++c) {
     thread_local std::vector<std::int16_t> rule;
     const std::uint64_t first = c * kChunk, len = std::min(kChunk, n - first);
@@ -205,11 +212,9 @@ Status mark_rule_entries(std::span<const std::uint8_t> data, const EntryRules& r
         break;
       }
       bits[(first + i) >> 6] |= 1ull << ((first + i) & 63);
-      ++total;
     }
   }
   if (error) return *error;
-  count = total;
   return {};
 }
 
@@ -250,37 +255,48 @@ std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder&
   return n;
 }
 
-// The sample blocks as stored, in parallel: prepared[k] = block sample[k]. Returns whether every
-// block could be prepared.
-template <class Prepare>
-bool prepare_sample(const std::vector<std::uint64_t>& sample,
-                    std::vector<std::vector<std::uint8_t>>& prepared, int threads,
-                    const Prepare& prepare) {
-  prepared.assign(sample.size(), {});
-  int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
-  for (std::size_t k = 0; k < sample.size(); ++k) {
-    std::vector<std::int16_t> rule;
-    if (!prepare(sample[k], prepared[k], rule)) ++failed;
+// Stored ranges [first, first + len) that stand for a segment in trials.
+using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+Ranges whole_blocks(const SegmentInfo& info, std::uint64_t blocks, std::uint64_t bytes) {
+  Ranges r;
+  for (const std::uint64_t b : sample_blocks(blocks, info.block_entries, bytes)) {
+    const std::uint64_t first = b * info.block_entries;
+    r.emplace_back(first, std::min<std::uint64_t>(info.block_entries, info.entries - first));
   }
-  return failed == 0;
+  return r;
+}
+Ranges trial_pieces(const SegmentInfo& info) {
+  const std::uint64_t piece = std::min<std::uint64_t>(info.block_entries, kOrderTrialPiece);
+  const std::uint64_t n = std::max<std::uint64_t>(2, kOrderTrialBytes / piece);
+  Ranges r;
+  if (n * piece >= info.entries) {
+    for (std::uint64_t first = 0; first < info.entries; first += piece)
+      r.emplace_back(first, std::min(piece, info.entries - first));
+    return r;
+  }
+  for (std::uint64_t k = 0; k < n; ++k) r.emplace_back(k * (info.entries - piece) / (n - 1), piece);
+  return r;
 }
 
-// The estimated bytes of a whole segment whose blocks `prepare` produces: the smaller of zstd at
-// `level` and (with try_rans) rANS, on about kOrderTrialBytes of sample blocks.
+// The estimated bytes of a whole segment whose stored ranges `prepare(first, len, out)`
+// produces, from `ranges`: under zstd at `level` (0: not estimated) and, with_rans, order-1 rANS.
+// keep: receives the prepared ranges.
 template <class Prepare>
-Result<double> sample_bytes(const SegmentInfo& info, std::uint64_t blocks, int threads, int level,
-                            bool try_rans, const Prepare& prepare) {
-  const auto sample = sample_blocks(blocks, info.block_entries, kOrderTrialBytes);
-  std::vector<std::vector<std::uint8_t>> prepared;
-  if (!prepare_sample(sample, prepared, threads, prepare))
-    return Error(Errc::internal, "preparing a sample block failed");
+Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& ranges, int threads,
+                                     int level, bool with_rans, const Prepare& prepare,
+                                     std::vector<std::vector<std::uint8_t>>* keep = nullptr) {
+  std::vector<std::vector<std::uint8_t>> prepared(ranges.size());
+  int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
+  for (std::size_t k = 0; k < ranges.size(); ++k)
+    if (!prepare(ranges[k].first, ranges[k].second, prepared[k])) ++failed;
+  if (failed) return Error(Errc::internal, "preparing a sample of the segment failed");
   std::uint64_t raw = 0;
   for (const auto& p : prepared) raw += p.size();
   auto e = estimate_sizes(prepared, level, threads,
-                          static_cast<double>(info.entries) / static_cast<double>(raw), try_rans);
-  if (!e) return std::move(e).error();
-  return try_rans ? std::min(e->zstd, e->rans) : e->zstd;
+                          static_cast<double>(info.entries) / static_cast<double>(raw), with_rans);
+  if (keep) *keep = std::move(prepared);
+  return e;
 }
 
 }  // namespace
@@ -318,37 +334,33 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   h.zstd_level = opt.zstd_level;
   h.flags = opt.rules ? kRuleEntriesFilled : 0;
 
-  const std::uint64_t block_bytes = std::uint64_t{info.block_entries} * info.entry_bytes;
   const int threads = std::max(1, opt.threads);
-  auto raw_block = [&](std::uint64_t b) {
-    const std::uint64_t begin = b * block_bytes;
-    return data.subspan(begin, std::min<std::uint64_t>(block_bytes, data.size() - begin));
-  };
   // With an entry order, the rules are asked once, in index order, and remembered as one bit per
   // entry (checked against the data there): a stored block gathers entries from all over the
   // index, and asking the rules entry by entry would cost an unrank each.
   std::vector<std::uint64_t> rule_bits;
-  std::uint64_t ordered_rule_entries = 0;
-  if (!opt.digits.empty() && opt.rules && info.entries) {
-    RETRA_TRY(mark_rule_entries(data, *opt.rules, threads, rule_bits, ordered_rule_entries));
-  }
+  if (!opt.digits.empty() && opt.rules && info.entries)
+    RETRA_TRY(mark_rule_entries(data, *opt.rules, threads, rule_bits));
   EntryOrder order;  // identity until an order is chosen
-  auto prepare_in = [&](const EntryOrder& o, std::uint64_t b, std::vector<std::uint8_t>& out,
-                        std::vector<std::int16_t>& rule) -> Result<std::uint64_t> {
-    if (o.identity())
-      return prepare_block(raw_block(b), b * info.block_entries, opt.rules, out, rule);
-    return gather_block(
-        data, o, rule_bits, b * info.block_entries,
-        std::min<std::uint64_t>(info.block_entries, info.entries - b * info.block_entries), out);
+  // Stored entries [first, first + len) of order o as the file holds them (rule entries
+  // filled); returns the number of rule entries.
+  auto prepare_range = [&](const EntryOrder& o, std::uint64_t first, std::uint64_t len,
+                           std::vector<std::uint8_t>& out) -> Result<std::uint64_t> {
+    if (!o.identity()) return gather_block(data, o, rule_bits, first, len, out);
+    thread_local std::vector<std::int16_t> rule;
+    return prepare_block(data.subspan(first, len), first, opt.rules, out, rule);
   };
-  auto prepare = [&](std::uint64_t b, std::vector<std::uint8_t>& out,
-                     std::vector<std::int16_t>& rule) { return prepare_in(order, b, out, rule); };
+  // Block b of the chosen order.
+  auto prepare = [&](std::uint64_t b, std::vector<std::uint8_t>& out) {
+    const std::uint64_t first = b * info.block_entries;
+    return prepare_range(order, first,
+                         std::min<std::uint64_t>(info.block_entries, info.entries - first), out);
+  };
   // After a parallel loop counted failures: the first error of blocks [first, end), in block
   // order (OK if preparing never failed, i.e. the compressor did).
   auto first_prepare_error = [&](std::uint64_t first, std::uint64_t end) -> Status {
     std::vector<std::uint8_t> out;
-    std::vector<std::int16_t> rule;
-    for (std::uint64_t b = first; b < end; ++b) RETRA_TRY(prepare(b, out, rule));
+    for (std::uint64_t b = first; b < end; ++b) RETRA_TRY(prepare(b, out));
     return {};
   };
 
@@ -360,17 +372,32 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     } else if (opt.order == OrderChoice::automatic && h.blocks >= kOrderMinBlocks) {
       // Greedy from the least significant place: each round tries every remaining digit
       // there (the others in index order before it) and keeps the smallest sample.
-      const int level = std::min(opt.zstd_level, kOrderTrialLevel);
-      const bool try_rans =
-          opt.codec == CodecChoice::automatic || opt.codec == CodecChoice::rans_o1;
+      // The trials measure the codec the segment would get in index order (at its real level
+      // on the trial sample): a proxy that mixes codecs misleads. Order-1 rANS rewards an order
+      // whose neighbours predict each other byte by byte, zstd one with long repeats; at a
+      // trial level zstd looks worse than at -19 and rANS would win the comparison unfairly.
+      bool rans_metric = opt.codec == CodecChoice::rans_o1;
+      if (opt.codec == CodecChoice::automatic) {
+        auto e = sample_estimate(
+            info, whole_blocks(info, h.blocks, kCodecTrialBytes), threads, opt.zstd_level, true,
+            [&](std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {
+              return prepare_range(EntryOrder(), first, len, out);
+            });
+        if (!e) return std::move(e).error();
+        rans_metric = rans_pays(*e);
+      }
+      const int level = rans_metric ? 0 : std::min(opt.zstd_level, kOrderTrialLevel);
+      const Ranges pieces = trial_pieces(info);
       auto trial = [&](const std::vector<std::uint8_t>& stored) -> Result<double> {
         auto o = EntryOrder::make(opt.digits, stored, info.entries);
         if (!o) return std::move(o).error();
-        return sample_bytes(
-            info, h.blocks, threads, level, try_rans,
-            [&](std::uint64_t b, std::vector<std::uint8_t>& out, std::vector<std::int16_t>& rule) {
-              return prepare_in(*o, b, out, rule);
+        auto e = sample_estimate(
+            info, pieces, threads, level, rans_metric,
+            [&](std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {
+              return prepare_range(*o, first, len, out);
             });
+        if (!e) return std::move(e).error();
+        return rans_metric ? e->rans : e->zstd;
       };
       std::vector<std::uint8_t> fixed, remaining, suffix;
       for (std::size_t j = 0; j < opt.digits.size(); ++j)
@@ -421,23 +448,20 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     ~FreeCDict() { ZSTD_freeCDict(d); }
   } free_cdict{cdict};
   if (h.blocks > 0 && opt.codec != CodecChoice::zstd) {
-    const auto sample = sample_blocks(h.blocks, block_bytes);
+    const bool estimate = opt.codec == CodecChoice::automatic;
     std::vector<std::vector<std::uint8_t>> prepared;
-    if (!prepare_sample(sample, prepared, threads, prepare)) {
-      for (const std::uint64_t b : sample) RETRA_TRY(first_prepare_error(b, b + 1));
-      return Error(Errc::internal, fmt::format("preparing a block of '{}' failed", info.name));
+    auto e = sample_estimate(
+        info, whole_blocks(info, h.blocks, 8u << 20), threads, estimate ? opt.zstd_level : 0,
+        estimate,
+        [&](std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {
+          return prepare_range(order, first, len, out);
+        },
+        &prepared);
+    if (!e) {
+      RETRA_TRY(first_prepare_error(0, h.blocks));
+      return std::move(e).error();
     }
-    bool rans = opt.codec == CodecChoice::rans_o1;
-    if (opt.codec == CodecChoice::automatic) {
-      std::uint64_t sample_raw = 0;
-      for (const auto& p : prepared) sample_raw += p.size();
-      auto e =
-          estimate_sizes(prepared, opt.zstd_level, threads,
-                         static_cast<double>(data.size()) / static_cast<double>(sample_raw), true);
-      if (!e) return std::move(e).error();
-      // zstd decodes ~9x faster (docs/PERFORMANCE.md): rANS must save at least 2%.
-      rans = e->rans < 0.98 * e->zstd;
-    }
+    const bool rans = opt.codec == CodecChoice::rans_o1 || (estimate && rans_pays(*e));
     if (rans) {
       // The model of the whole segment, counted block by block in parallel.
       std::vector<rans::Model::Counts> per_thread(static_cast<std::size_t>(threads));
@@ -447,10 +471,9 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
         auto& counts = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
         counts.assign(256 * 256, 0);
         std::vector<std::uint8_t> out;
-        std::vector<std::int16_t> rule;
 #pragma omp for schedule(dynamic, 4)
         for (std::uint64_t b = 0; b < h.blocks; ++b) {
-          if (!prepare(b, out, rule)) {
+          if (!prepare(b, out)) {
             ++bad;
             continue;
           }
@@ -463,7 +486,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       rans_model = rans::Model::from_counts(per_thread[0]);
       model = rans_model->serialize();
       codec = Codec::rans_o1;
-    } else if (opt.codec == CodecChoice::zstd_dict && sample.size() >= 8) {
+    } else if (opt.codec == CodecChoice::zstd_dict && prepared.size() >= 8) {
       // zstd's default dictionary size, trained on (up to 64 KiB of) each sample block.
       std::vector<std::uint8_t> samples;
       std::vector<std::size_t> sizes;
@@ -527,8 +550,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     for (std::uint64_t k = 0; k < count; ++k) {
       const std::uint64_t b = first + k;
       thread_local std::vector<std::uint8_t> raw;
-      thread_local std::vector<std::int16_t> rule;
-      auto n = prepare(b, raw, rule);
+      auto n = prepare(b, raw);
       if (!n) {
         failed += 1;
         continue;
