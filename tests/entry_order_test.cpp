@@ -67,6 +67,10 @@ TEST(EntryOrder, PositionsAreABijectionAndTheWalksAgree) {
     ++orders;
   } while (std::next_permutation(perm.begin(), perm.end()));
   EXPECT_EQ(orders, 24);
+  // No digits at all: index order, also for the walks.
+  EntryOrder::Walk plain(EntryOrder(), 41, true);
+  for (std::uint64_t k = 41; k < 50; ++k, plain.step()) EXPECT_EQ(plain.other(), k);
+  EXPECT_EQ(EntryOrder().position(77), 77u);
   // Digits of radix 1 do not move anything.
   EXPECT_TRUE(order({1, 6, 1, 5}, {2, 1, 0, 3}).identity());
   EXPECT_EQ(order({2, 3}, {1, 0}).describe(), "2x3 stored 1,0");

@@ -64,6 +64,10 @@ EntryOrder::Walk::Walk(const EntryOrder& o, std::uint64_t start, bool by_index) 
     order_ = o.stored_;
     other_place_ = o.index_place_;
   }
+  if (k == 0) {  // no digits: positions are indices
+    other_ = start;
+    return;
+  }
   // The digits of start, least significant first in the walked order.
   for (std::size_t t = k; t-- > 0;) {
     const std::size_t j = order_[t];

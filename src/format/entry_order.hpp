@@ -64,6 +64,10 @@ class EntryOrder {
     Walk(const EntryOrder& o, std::uint64_t start, bool by_index);
     std::uint64_t other() const noexcept { return other_; }
     void step() noexcept {
+      if (order_.empty()) {  // no digits: positions are indices
+        ++other_;
+        return;
+      }
       for (std::size_t t = order_.size(); t-- > 0;) {
         const std::size_t j = order_[t];
         other_ += other_place_[j];

@@ -171,13 +171,14 @@ Result<SizeEstimate> estimate_sizes(const std::vector<std::vector<std::uint8_t>>
 // zstd decodes ~9x faster (docs/PERFORMANCE.md): rANS must save at least 2%.
 bool rans_pays(const SizeEstimate& e) { return e.rans < 0.98 * e.zstd; }
 
-// Trials of entry orders compress pieces of up to 256 Ki stored entries (at most a block),
-// spread evenly, about 16 MiB in all, at no more than zstd -3. Each order puts other positions
-// into the same stored ranges, so a few large blocks would compare different parts of the
-// index (4 blocks of 1 Mi misjudged xiangqi's KCPMKGMM by 40%); many pieces average that out.
-// The ranking at -3 agreed with -19 on xiangqi's largest endgames.
+// Trials of entry orders compress 64 pieces of a block's size (at most 256 Ki entries), spread
+// evenly, at no more than zstd -3: 4 MiB with the build's 64 Ki-entry blocks, 16 MiB with
+// recompress's 1 Mi. Each order puts other positions into the same stored ranges, so a few
+// large blocks would compare different parts of the index (4 blocks of 1 Mi misjudged xiangqi's
+// KCPMKGMM by 40%); many pieces average that out. The ranking at -3 agreed with -19 on
+// xiangqi's largest endgames.
 constexpr int kOrderTrialLevel = 3;
-constexpr std::uint64_t kOrderTrialBytes = 16u << 20;
+constexpr std::uint64_t kOrderTrialPieces = 64;
 constexpr std::uint64_t kOrderTrialPiece = 1u << 18;
 // The codec of index order is chosen on about 4 MiB of whole blocks at the segment's level.
 constexpr std::uint64_t kCodecTrialBytes = 4u << 20;
@@ -267,7 +268,7 @@ Ranges whole_blocks(const SegmentInfo& info, std::uint64_t blocks, std::uint64_t
 }
 Ranges trial_pieces(const SegmentInfo& info) {
   const std::uint64_t piece = std::min<std::uint64_t>(info.block_entries, kOrderTrialPiece);
-  const std::uint64_t n = std::max<std::uint64_t>(2, kOrderTrialBytes / piece);
+  const std::uint64_t n = kOrderTrialPieces;
   Ranges r;
   if (n * piece >= info.entries) {
     for (std::uint64_t first = 0; first < info.entries; first += piece)
@@ -346,7 +347,9 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   // filled); returns the number of rule entries.
   auto prepare_range = [&](const EntryOrder& o, std::uint64_t first, std::uint64_t len,
                            std::vector<std::uint8_t>& out) -> Result<std::uint64_t> {
-    if (!o.identity()) return gather_block(data, o, rule_bits, first, len, out);
+    // With the rules marked once (digits given), every order gathers, index order included.
+    if (!o.identity() || !rule_bits.empty())
+      return gather_block(data, o, rule_bits, first, len, out);
     thread_local std::vector<std::int16_t> rule;
     return prepare_block(data.subspan(first, len), first, opt.rules, out, rule);
   };
