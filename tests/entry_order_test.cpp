@@ -67,6 +67,15 @@ TEST(EntryOrder, PositionsAreABijectionAndTheWalksAgree) {
     ++orders;
   } while (std::next_permutation(perm.begin(), perm.end()));
   EXPECT_EQ(orders, 24);
+  // Wide segments (2^32 entries or more) take the 64-bit path: the same map.
+  const EntryOrder wide = order({1ull << 20, 3, 1ull << 13}, {2, 0, 1});
+  const EntryOrder narrow = order({1ull << 10, 3, 1ull << 13}, {2, 0, 1});
+  for (std::uint64_t i : {0ull, 1ull, 8191ull, 8192ull, 3ull << 13, (3ull << 23) - 1}) {
+    EXPECT_EQ(wide.index(wide.position(i)), i);
+    EXPECT_EQ(narrow.index(narrow.position(i)), i);
+    EXPECT_EQ(narrow.position(i) % 3, wide.position(i) % 3);
+  }
+  EXPECT_EQ(wide.index(wide.position((3ull << 33) - 5)), (3ull << 33) - 5);
   // No digits at all: index order, also for the walks.
   EntryOrder::Walk plain(EntryOrder(), 41, true);
   for (std::uint64_t k = 41; k < 50; ++k, plain.step()) EXPECT_EQ(plain.other(), k);

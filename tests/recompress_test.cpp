@@ -194,6 +194,8 @@ TEST(Recompress, BadRequestsAreRefused) {
   opt.zstd_level = 3;
   auto missing = recompress(dir / "nothing-here", opt);
   ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("does not exist"), std::string::npos)
+      << missing.error().message();
 }
 
 }  // namespace

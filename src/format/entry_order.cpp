@@ -41,6 +41,9 @@ Result<EntryOrder> EntryOrder::make(std::vector<std::uint64_t> radices,
     o.stored_place_[o.stored_[t]] = place;
     place *= o.radices_[o.stored_[t]];
   }
+  o.narrow_ = product < (std::uint64_t{1} << 32);
+  if (o.narrow_)
+    for (const auto r : o.radices_) o.radices32_.push_back(static_cast<std::uint32_t>(r));
   // Digits of radix 1 never move anything: their place does not matter.
   o.identity_ = true;
   std::size_t expect = 0;

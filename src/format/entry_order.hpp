@@ -34,9 +34,19 @@ class EntryOrder {
   bool identity() const noexcept { return identity_; }
   std::size_t digits() const noexcept { return radices_.size(); }
 
-  // Where index i lies on disk (k divisions).
+  // Where index i lies on disk (k divisions; 32-bit ones when the segment has fewer than 2^32
+  // entries, which probes of most segments meet and which cost a fraction of 64-bit ones).
   std::uint64_t position(std::uint64_t index) const noexcept {
     if (identity_) return index;
+    if (narrow_) {
+      auto i = static_cast<std::uint32_t>(index);
+      std::uint64_t p = 0;
+      for (std::size_t j = radices32_.size(); j-- > 0;) {
+        p += (i % radices32_[j]) * stored_place_[j];
+        i /= radices32_[j];
+      }
+      return p;
+    }
     std::uint64_t p = 0;
     for (std::size_t j = radices_.size(); j-- > 0;) {
       p += index % radices_[j] * stored_place_[j];
@@ -90,7 +100,9 @@ class EntryOrder {
   std::vector<std::uint64_t> radices_;
   std::vector<std::uint8_t> stored_;
   std::vector<std::uint64_t> index_place_, stored_place_;  // per digit
+  std::vector<std::uint32_t> radices32_;                   // radices_, when narrow_
   bool identity_ = true;
+  bool narrow_ = false;  // entries < 2^32
 };
 
 // "index" for entries in index order, else describe(): the manifest's `entry_order`.
