@@ -300,6 +300,46 @@ Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& rang
   return e;
 }
 
+// The entry order a greedy search finds, or none (empty) when no order is at least 1% smaller
+// than index order (not worth a division per digit on every probe). From the least significant
+// place up, each round tries every remaining digit there (the others in index order before it)
+// and keeps the one whose trial(stored order) gives the fewest bytes; radix-1 digits stay first.
+template <class Trial>
+Result<std::vector<std::uint8_t>> greedy_order(const std::vector<std::uint64_t>& digits,
+                                               const Trial& trial) {
+  std::vector<std::uint8_t> fixed, remaining, suffix;
+  for (std::size_t j = 0; j < digits.size(); ++j)
+    (digits[j] == 1 ? fixed : remaining).push_back(static_cast<std::uint8_t>(j));
+  auto compose = [&](std::size_t skip) {  // remaining without [skip], it, then the suffix
+    std::vector<std::uint8_t> v = fixed;
+    for (std::size_t t = 0; t < remaining.size(); ++t)
+      if (t != skip) v.push_back(remaining[t]);
+    v.push_back(remaining[skip]);
+    v.insert(v.end(), suffix.begin(), suffix.end());
+    return v;
+  };
+  double index_bytes = 0, best_bytes = 0;
+  while (remaining.size() > 1) {
+    std::size_t best = remaining.size() - 1;
+    for (std::size_t t = 0; t < remaining.size(); ++t) {
+      auto bytes = trial(compose(t));
+      if (!bytes) return std::move(bytes).error();
+      if (suffix.empty() && t + 1 == remaining.size()) index_bytes = *bytes;  // index order
+      if (t == 0 || *bytes < best_bytes) {
+        best_bytes = *bytes;
+        best = t;
+      }
+    }
+    suffix.insert(suffix.begin(), remaining[best]);
+    remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(best));
+  }
+  if (remaining.size() != 1 || best_bytes >= 0.99 * index_bytes) return std::vector<std::uint8_t>();
+  std::vector<std::uint8_t> stored = fixed;
+  stored.push_back(remaining[0]);
+  stored.insert(stored.end(), suffix.begin(), suffix.end());
+  return stored;
+}
+
 }  // namespace
 
 Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
@@ -373,8 +413,6 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       if (!o) return std::move(o).error();
       order = std::move(*o);
     } else if (opt.order == OrderChoice::automatic && h.blocks >= kOrderMinBlocks) {
-      // Greedy from the least significant place: each round tries every remaining digit
-      // there (the others in index order before it) and keeps the smallest sample.
       // The trials measure the codec the segment would get in index order (at its real level
       // on the trial sample): a proxy that mixes codecs misleads. Order-1 rANS rewards an order
       // whose neighbours predict each other byte by byte, zstd one with long repeats; at a
@@ -402,38 +440,10 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
         if (!e) return std::move(e).error();
         return rans_metric ? e->rans : e->zstd;
       };
-      std::vector<std::uint8_t> fixed, remaining, suffix;
-      for (std::size_t j = 0; j < opt.digits.size(); ++j)
-        (opt.digits[j] == 1 ? fixed : remaining).push_back(static_cast<std::uint8_t>(j));
-      auto compose = [&](std::size_t skip) {  // remaining without [skip], it, then the suffix
-        std::vector<std::uint8_t> v = fixed;
-        for (std::size_t t = 0; t < remaining.size(); ++t)
-          if (t != skip) v.push_back(remaining[t]);
-        v.push_back(remaining[skip]);
-        v.insert(v.end(), suffix.begin(), suffix.end());
-        return v;
-      };
-      double index_bytes = 0, best_bytes = 0;
-      while (remaining.size() > 1) {
-        std::size_t best = remaining.size() - 1;
-        for (std::size_t t = 0; t < remaining.size(); ++t) {
-          auto bytes = trial(compose(t));
-          if (!bytes) return std::move(bytes).error();
-          if (suffix.empty() && t + 1 == remaining.size()) index_bytes = *bytes;
-          if (t == 0 || *bytes < best_bytes) {
-            best_bytes = *bytes;
-            best = t;
-          }
-        }
-        suffix.insert(suffix.begin(), remaining[best]);
-        remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(best));
-      }
-      // Index order unless the best saves 1%: not worth a division per probe otherwise.
-      if (remaining.size() == 1 && best_bytes < 0.99 * index_bytes) {
-        std::vector<std::uint8_t> stored = fixed;
-        stored.push_back(remaining[0]);
-        stored.insert(stored.end(), suffix.begin(), suffix.end());
-        auto o = EntryOrder::make(opt.digits, std::move(stored), info.entries);
+      auto stored = greedy_order(opt.digits, trial);
+      if (!stored) return std::move(stored).error();
+      if (!stored->empty()) {
+        auto o = EntryOrder::make(opt.digits, std::move(*stored), info.entries);
         if (!o) return std::move(o).error();
         order = std::move(*o);
       }
