@@ -173,6 +173,8 @@ TEST_F(Cli, VerifyStatsInfoAndPlot) {
   EXPECT_EQ(in["segments"].size(), 7u);
   const Outcome ih = retra({"info", "--db", db()});
   EXPECT_NE(ih.out.find("awari-colex-v1"), std::string::npos);
+  EXPECT_NE(ih.out.find("codec"), std::string::npos) << ih.out;
+  EXPECT_NE(ih.out.find("index"), std::string::npos) << "Awari's index has no digits: " << ih.out;
 }
 
 TEST_F(Cli, MalformedPositions) {

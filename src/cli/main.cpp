@@ -50,14 +50,24 @@ int info(const Common& c, const Database& db) {
   // The name column fits the longest segment name.
   std::size_t w = 8;
   for (const auto& s : m.segments) w = std::max(w, s.name.size());
-  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<9} {}\n", "segment", w, "entries",
-                           "raw", "on disk", "ratio", "kernel", "built");
-  for (const auto& s : m.segments)
+  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<10} {:<9} {:<9} {}\n", "segment",
+                           w, "entries", "raw", "on disk", "ratio", "codec", "order", "kernel",
+                           "built");
+  for (const auto& s : m.segments) {
+    // "zstd -19", "rans-o1"; the entry order's stored digits ("0,2,3,1") or "index"
+    // (docs/FORMAT.md). Manifests written before either existed hold zstd files in index order.
+    const std::string codec = s.build.value("codec", std::string("zstd"));
+    const std::string order = s.build.value("entry_order", std::string("index"));
+    const auto stored = order.find(" stored ");
     std::cout << fmt::format(
-        "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<9} {}\n", s.name, w, s.entries,
+        "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<10} {:<9} {:<9} {}\n", s.name, w, s.entries,
         format_bytes(s.raw_bytes), format_bytes(s.file_bytes),
         s.file_bytes ? static_cast<double>(s.raw_bytes) / static_cast<double>(s.file_bytes) : 0.0,
+        codec.starts_with("zstd") ? fmt::format("{} -{}", codec, s.build.value("zstd_level", 0))
+                                  : codec,
+        stored == std::string::npos ? order : order.substr(stored + 8),
         s.build.value("kernel", "?"), s.build.value("finished", "?"));
+  }
   std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", w, entries,
                            format_bytes(raw), format_bytes(file), ratio);
   return kOk;
