@@ -35,9 +35,6 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     return Error(Errc::invalid_argument, "--level must be in 1..19");
   if (opt.block_entries < 256 || opt.block_entries > (1u << 26))
     return Error(Errc::invalid_argument, "--block-size must be in 256..67108864 entries");
-  // Opened once before the lock so that a missing or foreign directory gets the database's own
-  // message, and again under the lock, which another writer may have changed before.
-  if (auto probe_db = Database::open(dir); !probe_db) return std::move(probe_db).error();
   auto lock = io::DirectoryLock::acquire(dir);
   if (!lock) return std::move(lock).error();
   auto db = Database::open(dir);

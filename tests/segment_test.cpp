@@ -193,6 +193,24 @@ TEST(SegmentCodecs, EveryCodecRoundTrips) {
   }
 }
 
+// Wider entries: every codec choice samples and writes whole entries (block sizes in bytes).
+TEST(SegmentCodecs, TwoByteEntriesRoundTripUnderEveryChoice) {
+  test::TempDir dir;
+  const auto data = sample(2 * 150'001);
+  SegmentInfo two = info(150'001, 4096);
+  two.entry_bytes = 2;
+  for (auto choice :
+       {CodecChoice::automatic, CodecChoice::zstd, CodecChoice::zstd_dict, CodecChoice::rans_o1}) {
+    auto w = write_segment(dir / "w.rseg", two, data, {3, 2, choice});
+    ASSERT_TRUE(w) << w.error().message();
+    auto r = SegmentReader::open(dir / "w.rseg");
+    ASSERT_TRUE(r) << r.error().message();
+    std::vector<std::uint8_t> all(data.size());
+    ASSERT_TRUE((*r)->read_all(all, 2));
+    EXPECT_EQ(all, data) << codec_name(w->codec);
+  }
+}
+
 // auto keeps the smaller codec: rANS for noisy small values, zstd for repeated patterns.
 TEST(SegmentCodecs, AutomaticChoiceFollowsTheData) {
   test::TempDir dir;

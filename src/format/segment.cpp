@@ -94,9 +94,32 @@ Error rule_mismatch(std::uint64_t index, std::uint8_t held, std::int16_t rule) {
                                            index, held, rule));
 }
 
-// The block as the file stores it: data's bytes, with the entries the rules answer replaced by
-// the entry before them (the block's first stored entry at the start). Returns the number of
-// rule entries, or an error if one holds a value other than the rules'.
+// Replaces the entries is_rule(i) marks by the stored entry before them (the block's first
+// stored entry at its start), so that they extend runs instead of breaking them. Returns how many
+// it replaced.
+template <class IsRule>
+std::uint64_t fill_rule_entries(std::vector<std::uint8_t>& out, const IsRule& is_rule) {
+  std::uint8_t fill = 0;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (!is_rule(i)) {
+      fill = out[i];
+      break;
+    }
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!is_rule(i)) {
+      fill = out[i];
+      continue;
+    }
+    out[i] = fill;
+    ++n;
+  }
+  return n;
+}
+
+// The block as the file stores it: data's bytes, with the entries the rules answer filled
+// (fill_rule_entries). Returns the number of rule entries, or an error if one holds a value
+// other than the rules'.
 Result<std::uint64_t> prepare_block(std::span<const std::uint8_t> data, std::uint64_t first,
                                     const EntryRules* rules, std::vector<std::uint8_t>& out,
                                     std::vector<std::int16_t>& rule) {
@@ -104,36 +127,10 @@ Result<std::uint64_t> prepare_block(std::span<const std::uint8_t> data, std::uin
   if (!rules) return std::uint64_t{0};
   rule.resize(data.size());
   rules->rule_values(first, rule);
-  std::uint64_t n = 0;
-  std::uint8_t fill = 0;
   for (std::size_t i = 0; i < out.size(); ++i)
-    if (rule[i] == EntryRules::kStored) {
-      fill = out[i];
-      break;
-    }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (rule[i] == EntryRules::kStored) {
-      fill = out[i];
-      continue;
-    }
-    if (out[i] != static_cast<std::uint8_t>(rule[i]))
+    if (rule[i] != EntryRules::kStored && out[i] != static_cast<std::uint8_t>(rule[i]))
       return rule_mismatch(first + i, out[i], rule[i]);
-    out[i] = fill;
-    ++n;
-  }
-  return n;
-}
-
-// Blocks that stand for the whole segment when the writer estimates sizes or trains a
-// dictionary: spread evenly, about `bytes` of them (4 to 64 blocks); at zstd -19 the codec's
-// 8 MiB sample costs about a second per MiB.
-std::vector<std::uint64_t> sample_blocks(std::uint64_t blocks, std::uint64_t block_bytes,
-                                         std::uint64_t bytes = 8u << 20) {
-  std::vector<std::uint64_t> s;
-  const std::uint64_t want = std::clamp<std::uint64_t>(bytes / block_bytes, 4, 64);
-  const std::uint64_t n = std::min<std::uint64_t>(blocks, want);
-  for (std::uint64_t k = 0; k < n; ++k) s.push_back(k * blocks / n);
-  return s;
+  return fill_rule_entries(out, [&](std::size_t i) { return rule[i] != EntryRules::kStored; });
 }
 
 // The estimated segment bytes under zstd at `level` (0 unless level > 0) and under order-1 rANS
@@ -220,8 +217,7 @@ Status mark_rule_entries(std::span<const std::uint8_t> data, const EntryRules& r
 }
 
 // Stored block [first, first + len) of `order`: the entries at those positions, with the ones
-// marked in rule_bits replaced by the stored entry before them (as prepare_block does). Returns
-// the number of rule entries.
+// marked in rule_bits filled (fill_rule_entries). Returns the number of rule entries.
 std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder& order,
                            const std::vector<std::uint64_t>& rule_bits, std::uint64_t first,
                            std::uint64_t len, std::vector<std::uint8_t>& out) {
@@ -238,30 +234,21 @@ std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder&
     out[i] = data[x];
     is_rule[i] = static_cast<std::uint8_t>((rule_bits[x >> 6] >> (x & 63)) & 1);
   }
-  std::uint8_t fill = 0;
-  for (std::uint64_t i = 0; i < len; ++i)
-    if (!is_rule[i]) {
-      fill = out[i];
-      break;
-    }
-  std::uint64_t n = 0;
-  for (std::uint64_t i = 0; i < len; ++i) {
-    if (!is_rule[i]) {
-      fill = out[i];
-      continue;
-    }
-    out[i] = fill;
-    ++n;
-  }
-  return n;
+  return fill_rule_entries(out, [&](std::size_t i) { return is_rule[i] != 0; });
 }
 
 // Stored ranges [first, first + len) that stand for a segment in trials.
 using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+// Whole blocks that stand for the segment when the writer estimates sizes or trains a
+// dictionary: spread evenly, about `bytes` of them (4 to 64 blocks); at zstd -19 the codec's
+// 8 MiB sample costs about a second per MiB.
 Ranges whole_blocks(const SegmentInfo& info, std::uint64_t blocks, std::uint64_t bytes) {
+  const std::uint64_t block_bytes = std::uint64_t{info.block_entries} * info.entry_bytes;
+  const std::uint64_t want = std::clamp<std::uint64_t>(bytes / block_bytes, 4, 64);
+  const std::uint64_t n = std::min<std::uint64_t>(blocks, want);
   Ranges r;
-  for (const std::uint64_t b : sample_blocks(blocks, info.block_entries, bytes)) {
-    const std::uint64_t first = b * info.block_entries;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const std::uint64_t first = k * blocks / n * info.block_entries;
     r.emplace_back(first, std::min<std::uint64_t>(info.block_entries, info.entries - first));
   }
   return r;
@@ -294,8 +281,8 @@ Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& rang
   if (failed) return Error(Errc::internal, "preparing a sample of the segment failed");
   std::uint64_t raw = 0;
   for (const auto& p : prepared) raw += p.size();
-  auto e = estimate_sizes(prepared, level, threads,
-                          static_cast<double>(info.entries) / static_cast<double>(raw), with_rans);
+  const double bytes = static_cast<double>(info.entries) * static_cast<double>(info.entry_bytes);
+  auto e = estimate_sizes(prepared, level, threads, bytes / static_cast<double>(raw), with_rans);
   if (keep) *keep = std::move(prepared);
   return e;
 }
@@ -391,7 +378,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     if (!o.identity() || !rule_bits.empty())
       return gather_block(data, o, rule_bits, first, len, out);
     thread_local std::vector<std::int16_t> rule;
-    return prepare_block(data.subspan(first, len), first, opt.rules, out, rule);
+    const std::uint64_t eb = info.entry_bytes;  // orders and rules: one-byte entries only
+    return prepare_block(data.subspan(first * eb, len * eb), first, opt.rules, out, rule);
   };
   // Block b of the chosen order.
   auto prepare = [&](std::uint64_t b, std::vector<std::uint8_t>& out) {
@@ -772,14 +760,17 @@ Status SegmentReader::read_block(std::uint64_t b, std::span<std::uint8_t> out) c
     for (std::size_t i = 0; i < out.size(); ++i)
       out[i] = entry_value(order_.index(b * info_.block_entries + i), out[i]);
   } else if (rules_filled_) {
-    // Put the rules' values back where the writer stored filler.
-    thread_local std::vector<std::int16_t> rule;
-    rule.resize(out.size());
-    rules_->rule_values(b * info_.block_entries, rule);
-    for (std::size_t i = 0; i < out.size(); ++i)
-      if (rule[i] != EntryRules::kStored) out[i] = static_cast<std::uint8_t>(rule[i]);
+    restore_rule_entries(b * info_.block_entries, out);
   }
   return {};
+}
+
+void SegmentReader::restore_rule_entries(std::uint64_t first, std::span<std::uint8_t> out) const {
+  thread_local std::vector<std::int16_t> rule;
+  rule.resize(out.size());
+  rules_->rule_values(first, rule);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (rule[i] != EntryRules::kStored) out[i] = static_cast<std::uint8_t>(rule[i]);
 }
 
 std::uint8_t SegmentReader::entry_value(std::uint64_t index, std::uint8_t stored) const {
@@ -853,13 +844,7 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
     const std::uint64_t first = c * kChunk, len = std::min(kChunk, n - first);
     EntryOrder::Walk w(order_, first, /*by_index=*/true);
     for (std::uint64_t i = 0; i < len; ++i, w.step()) out[first + i] = stored[w.other()];
-    if (rules_filled_) {
-      thread_local std::vector<std::int16_t> rule;
-      rule.resize(len);
-      rules_->rule_values(first, rule);
-      for (std::uint64_t i = 0; i < len; ++i)
-        if (rule[i] != EntryRules::kStored) out[first + i] = static_cast<std::uint8_t>(rule[i]);
-    }
+    if (rules_filled_) restore_rule_entries(first, out.subspan(first, len));
   }
   return {};
 }

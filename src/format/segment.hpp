@@ -216,6 +216,8 @@ class SegmentReader {
  private:
   SegmentReader() = default;
   Error block_error(std::uint64_t b, std::string_view what) const;
+  // Puts the rules' values back into entries [first, first + out.size()) in index order.
+  void restore_rule_entries(std::uint64_t first, std::span<std::uint8_t> out) const;
 
   io::MappedFile file_;
   SegmentInfo info_;

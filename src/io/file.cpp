@@ -226,7 +226,14 @@ Result<DirectoryLock> DirectoryLock::acquire(const fs::path& dir) {
   const fs::path lock = dir / ".retra.lock";
   DirectoryLock l;
   l.fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (l.fd_ < 0) return sys_error("cannot open lock file", lock, errno);
+  if (l.fd_ < 0) {
+    const int err = errno;
+    std::error_code ec;
+    if (err == ENOENT && !fs::is_directory(dir, ec))  // the directory, not the lock, is missing
+      return Error(Errc::not_found,
+                   fmt::format("database directory '{}' does not exist", dir.string()));
+    return sys_error("cannot open lock file", lock, err);
+  }
   if (::flock(l.fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err == EWOULDBLOCK) {
