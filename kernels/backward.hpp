@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -47,6 +48,14 @@ struct BackwardStats {
   int counter_bits = 0;            // width of the unknown-children counter used
   double init_seconds = 0, propagate_seconds = 0;
   double scan_seconds = 0;  // part of propagate_seconds spent in seed scans
+  // Checkpoints (KernelOptions::checkpoints): saved by this run and the seconds they took; the
+  // level this run resumed at (-1: it started from the beginning) and what was decided by then.
+  int checkpoints = 0;
+  double checkpoint_seconds = 0;
+  int resumed_level = -1;
+  std::uint64_t resumed_decided = 0;
+  std::string
+      resumed_at;  // the progress label of that level, e.g. "20 stones: threshold 3 level 0"
 };
 
 namespace bw {
@@ -342,8 +351,10 @@ class Run {
 
   Result<BackwardStats> run() {
     auto t0 = Clock::now();
-    RETRA_TRY(initialize());
-    st_.init_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!restore()) {
+      RETRA_TRY(initialize());
+      st_.init_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
     t0 = Clock::now();
     RETRA_TRY(propagate());
     finalize();
@@ -491,6 +502,94 @@ class Run {
     return g_.unrank(seg_, e);
   }
 
+  // ---- checkpoints: the run's state at a level boundary -------------------------------------
+  // At the top of a level everything the rest of the run reads is in the value and counter
+  // arrays, the frontier and these scalars (the seeds' levels follow from hist). A snapshot of
+  // another layout, size, cell width, kind or frontier mode is not used: the run starts over and
+  // its first checkpoint replaces it.
+  static constexpr std::uint32_t kSnapshotVersion = 1;
+  struct Snapshot {
+    std::uint32_t version, cell_bytes;
+    std::uint64_t size, frontier;
+    std::uint32_t stage_index;
+    std::int32_t level;
+    std::uint8_t kind, packed, dtc, unused[5];
+    std::int32_t stages, levels;
+    std::uint64_t decided, max_frontier, predecessors;
+    std::array<std::uint64_t, 256> hist;
+  };
+  static_assert(std::is_trivially_copyable_v<Snapshot> && sizeof(Snapshot) == 2120,
+                "checkpoint scalars: no padding, so that every saved byte is defined");
+  static constexpr int kNotResuming = INT_MIN;
+
+  // The arrays a snapshot holds: values, counters, frontier.
+  std::array<std::span<std::uint8_t>, 3> snapshot_arrays() {
+    return {std::span(values_, size_),
+            std::span(reinterpret_cast<std::uint8_t*>(state_), size_ * sizeof(Cell)),
+            std::span(reinterpret_cast<std::uint8_t*>(frontier_.data()),
+                      frontier_.size() * sizeof(std::uint64_t))};
+  }
+
+  Status checkpoint(std::size_t stage_index, int level) {
+    if (!opt_.checkpoints || !opt_.checkpoints->due()) return {};
+    const auto t0 = Clock::now();
+    Snapshot m{};
+    m.version = kSnapshotVersion;
+    m.cell_bytes = sizeof(Cell);
+    m.size = size_;
+    m.frontier = frontier_.size();
+    m.stage_index = static_cast<std::uint32_t>(stage_index);
+    m.level = level;
+    m.kind = static_cast<std::uint8_t>(K);
+    m.packed = packed_;
+    m.dtc = opt_.dtc;
+    m.stages = st_.stages;
+    m.levels = st_.levels;
+    m.decided = st_.decided;
+    m.max_frontier = st_.max_frontier;
+    m.predecessors = st_.predecessors;
+    m.hist = hist_;
+    const auto a = snapshot_arrays();
+    const std::array<std::span<const std::uint8_t>, 3> arrays{a[0], a[1], a[2]};
+    RETRA_TRY(opt_.checkpoints->save(std::span(reinterpret_cast<const std::uint8_t*>(&m), sizeof m),
+                                     arrays));
+    ++st_.checkpoints;
+    st_.checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    return {};
+  }
+
+  // Takes over a saved state when there is a usable one; false: initialize from the start.
+  bool restore() {
+    if (!opt_.checkpoints) return false;
+    const auto meta = opt_.checkpoints->load_meta();
+    Snapshot m;
+    if (!meta || meta->size() != sizeof m) return false;
+    std::memcpy(&m, meta->data(), sizeof m);
+    if (m.version != kSnapshotVersion || m.cell_bytes != sizeof(Cell) || m.size != size_ ||
+        m.kind != static_cast<std::uint8_t>(K) || m.packed != packed_ || m.dtc != opt_.dtc ||
+        m.stage_index >= R::stage_list(g_, seg_).size())
+      return false;
+    const int stage = R::stage_list(g_, seg_)[m.stage_index];
+    frontier_.resize(m.frontier);
+    // Whatever a failed read left in the arrays, initialize() overwrites every entry.
+    if (!opt_.checkpoints->load_arrays(snapshot_arrays())) {
+      frontier_.clear();
+      return false;
+    }
+    hist_ = m.hist;
+    st_.stages = m.stages;
+    st_.levels = m.levels;
+    st_.decided = m.decided;
+    st_.max_frontier = m.max_frontier;
+    st_.predecessors = m.predecessors;
+    st_.resumed_level = m.level;
+    st_.resumed_decided = m.decided;
+    st_.resumed_at = R::phase(opt_.label, stage, m.level);
+    resume_stage_ = m.stage_index;
+    resume_level_ = m.level;
+    return true;
+  }
+
   // ---- propagate: stages and the levels in which seeds can appear ----------------------------
   Status propagate() {
     // Kinds that seed every level: which levels have seeds, from the initial bytes.
@@ -502,11 +601,20 @@ class Run {
           seed_at[static_cast<std::size_t>(l)] = true;
           last_seed_level = std::max(last_seed_level, l);
         }
-    for (const int stage : R::stage_list(g_, seg_)) {
-      if (!R::stage_has_seeds(hist_, stage)) continue;
-      ++st_.stages;
-      frontier_.clear();
-      for (int level = R::kFirstLevel;; ++level) {
+    const std::vector<int> stages = R::stage_list(g_, seg_);
+    for (std::size_t si = 0; si < stages.size(); ++si) {
+      const int stage = stages[si];
+      int level = R::kFirstLevel;
+      if (resume_level_ != kNotResuming) {
+        if (si < resume_stage_) continue;
+        level = std::exchange(resume_level_, kNotResuming);  // the saved frontier is current
+      } else {
+        if (!R::stage_has_seeds(hist_, stage)) continue;
+        ++st_.stages;
+        frontier_.clear();
+      }
+      for (;; ++level) {
+        RETRA_TRY(checkpoint(si, level));
         const bool seeds = R::kSeedsEveryLevel
                                ? level < 256 && seed_at[static_cast<std::size_t>(level)]
                                : level == R::kFirstLevel;
@@ -701,6 +809,8 @@ class Run {
   std::array<std::uint64_t, 256> hist_{};  // positions per initial values[] byte
   std::vector<std::uint64_t> frontier_, next_;
   std::vector<std::vector<std::uint64_t>> parts_;  // per-thread output of scans and expansions
+  std::size_t resume_stage_ = 0;                   // restore(): where propagate() goes on
+  int resume_level_ = kNotResuming;
 };
 
 }  // namespace bw

@@ -2,12 +2,34 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "retra/error.hpp"
 #include "src/progress.hpp"
 #include "src/tuning.hpp"
 
 namespace retra::kernels {
+
+// Where the backward kernel keeps its state at level boundaries, so that a run that is killed
+// resumes at the last saved boundary instead of at the start (src/build/checkpoint.hpp keeps it
+// in a file; the tests keep it in memory). The kernel asks due() at every level boundary and
+// saves when told to; at its start it asks for a saved state. The kernel's scalars (`meta`) are
+// opaque here; the arrays are its values, its counters and its frontier.
+class Checkpoints {
+ public:
+  virtual ~Checkpoints() = default;
+  virtual bool due() = 0;
+  // An error stops the kernel (a store that can live without a checkpoint returns success).
+  virtual Status save(std::span<const std::uint8_t> meta,
+                      std::span<const std::span<const std::uint8_t>> arrays) = 0;
+  // The saved scalars, or nothing when no usable state was saved.
+  virtual std::optional<std::vector<std::uint8_t>> load_meta() = 0;
+  // Fills the arrays (sizes as saved; the kernel sized them from its scalars).
+  virtual Status load_arrays(std::span<const std::span<std::uint8_t>> arrays) = 0;
+};
 
 struct KernelOptions {
   int threads = 1;
@@ -21,6 +43,8 @@ struct KernelOptions {
   // Forward kernel only: bytes its explicit graph of quiet moves may take beyond the planned
   // arrays (0: sweep the whole segment every time instead).
   std::uint64_t graph_bytes = 0;
+  // Backward kernel only: saves and restores its state at level boundaries (null: never).
+  Checkpoints* checkpoints = nullptr;
 };
 
 }  // namespace retra::kernels

@@ -395,6 +395,106 @@ TEST(BackwardKernel, HandSolvedDistances) {
   EXPECT_EQ(kernel(g, 2), (std::vector<int>{4, 3, 2, 1, 2}));
 }
 
+// Checkpoints kept in memory. Save number crash_at (counting from 1) is kept and then fails, as
+// a kill right after it would; every level boundary is due.
+struct MemoryCheckpoints : kernels::Checkpoints {
+  int crash_at = 0, saves = 0;
+  std::optional<std::vector<std::uint8_t>> meta;
+  std::vector<std::vector<std::uint8_t>> arrays;
+  bool due() override { return true; }
+  Status save(std::span<const std::uint8_t> m,
+              std::span<const std::span<const std::uint8_t>> a) override {
+    meta.emplace(m.begin(), m.end());
+    arrays.clear();
+    for (const auto& x : a) arrays.emplace_back(x.begin(), x.end());
+    if (++saves == crash_at) return Error(Errc::internal, "killed");
+    return {};
+  }
+  std::optional<std::vector<std::uint8_t>> load_meta() override { return meta; }
+  Status load_arrays(std::span<const std::span<std::uint8_t>> a) override {
+    if (a.size() != arrays.size()) return Error(Errc::mismatch, "arrays");
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (a[k].size() != arrays[k].size()) return Error(Errc::mismatch, "array size");
+      std::copy(arrays[k].begin(), arrays[k].end(), a[k].begin());
+    }
+    return {};
+  }
+};
+
+template <class G>
+Result<kernels::BackwardStats> run_kernel(const G& g, std::vector<std::uint8_t>& values,
+                                          int threads, kernels::Checkpoints* ck) {
+  kernels::BackwardOptions opt;
+  opt.threads = threads;
+  opt.chunk = 16;
+  opt.checkpoints = ck;
+  return kernels::backward(
+      g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+}
+
+// A run killed at any level boundary and run again resumes there and ends with the values and
+// counts of a run that was never killed, whatever the threads of either run.
+template <ValueKind K>
+void resume_everywhere(std::uint64_t seeds) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const auto g = random_graph<K>(seed, 60 + seed * 7);
+    std::vector<std::uint8_t> want(g.quiet.size());
+    const auto clean = run_kernel(g, want, 1, nullptr);
+    ASSERT_TRUE(clean);
+    for (int crash_at = 1;; ++crash_at) {
+      MemoryCheckpoints ck;
+      ck.crash_at = crash_at;
+      std::vector<std::uint8_t> values(g.quiet.size(), 0xAB);
+      const auto killed = run_kernel(g, values, 1 + crash_at % 3, &ck);
+      if (killed) {  // fewer boundaries than crash_at: nothing was killed
+        EXPECT_EQ(values, want);
+        ASSERT_GT(crash_at, 1);
+        break;
+      }
+      std::fill(values.begin(), values.end(), std::uint8_t{0xCD});
+      ck.crash_at = 0;
+      const auto resumed = run_kernel(g, values, 1 + static_cast<int>(seed % 3), &ck);
+      ASSERT_TRUE(resumed) << resumed.error().message();
+      ASSERT_EQ(values, want) << "seed " << seed << " killed at save " << crash_at;
+      EXPECT_GE(resumed->resumed_level, 0);
+      EXPECT_EQ(resumed->init_seconds, 0.0);  // it did not count moves again
+      EXPECT_EQ(resumed->levels, clean->levels);
+      EXPECT_EQ(resumed->stages, clean->stages);
+      EXPECT_EQ(resumed->decided, clean->decided);
+      EXPECT_EQ(resumed->predecessors, clean->predecessors);
+      EXPECT_EQ(resumed->max_frontier, clean->max_frontier);
+    }
+  }
+}
+
+TEST(BackwardCheckpoints, ScoreResumesAtEveryLevelBoundary) {
+  resume_everywhere<ValueKind::score>(8);
+}
+TEST(BackwardCheckpoints, DistanceToMateResumesAtEveryLevelBoundary) {
+  resume_everywhere<ValueKind::dtm>(8);
+}
+TEST(BackwardCheckpoints, WinDrawLossResumesAtEveryLevelBoundary) {
+  resume_everywhere<ValueKind::wdl>(8);
+}
+TEST(BackwardCheckpoints, DistanceToZeroingResumesAtEveryLevelBoundary) {
+  resume_everywhere<ValueKind::dtz>(8);
+}
+
+// A saved state that does not fit (another graph's, of another size) is not taken over.
+TEST(BackwardCheckpoints, AStateOfAnotherSizeIsNotUsed) {
+  const auto a = random_graph<ValueKind::dtm>(3, 90), b = random_graph<ValueKind::dtm>(4, 120);
+  MemoryCheckpoints ck;
+  ck.crash_at = 3;
+  std::vector<std::uint8_t> va(a.quiet.size()), vb(b.quiet.size()), want(b.quiet.size());
+  ASSERT_FALSE(run_kernel(a, va, 2, &ck));
+  ck.crash_at = 0;
+  ASSERT_TRUE(run_kernel(b, want, 1, nullptr));
+  const auto st = run_kernel(b, vb, 2, &ck);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->resumed_level, -1);
+  EXPECT_EQ(vb, want);
+}
+
 TEST(AwariBackward, BitIdenticalToForwardUpToTwelveStones) {
   BuildRequest opt = test::awari_request(12);
   opt.kernel = Kernel::forward;

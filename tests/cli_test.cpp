@@ -2,15 +2,19 @@
 // every bad input the foundation issue lists: clear message, documented exit code, no crash
 // (this suite also runs under ASan + UBSan).
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
+#include <thread>
 
 #include "src/database.hpp"
 #include "src/format/segment.hpp"
@@ -27,8 +31,10 @@ struct Outcome {
   std::string out, err;
 };
 
-// Runs `program args...`; retra() runs the retra binary.
-Outcome run(std::string program, std::vector<std::string> args) {
+// Runs `program args...` (killed with SIGKILL after kill_after, when given); retra() runs the
+// retra binary.
+Outcome run(std::string program, std::vector<std::string> args,
+            std::chrono::milliseconds kill_after = {}) {
   test::TempDir tmp;
   const std::string out = (tmp / "out").string(), err = (tmp / "err").string();
   posix_spawn_file_actions_t fa;
@@ -43,14 +49,25 @@ Outcome run(std::string program, std::vector<std::string> args) {
   if (posix_spawn(&pid, program.c_str(), &fa, nullptr, argv.data(), environ) != 0) return r;
   posix_spawn_file_actions_destroy(&fa);
   int status = 0;
-  waitpid(pid, &status, 0);
+  bool reaped = false;
+  const auto deadline = std::chrono::steady_clock::now() + kill_after;
+  while (kill_after.count() > 0 && !(reaped = waitpid(pid, &status, WNOHANG) == pid)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(pid, SIGKILL);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!reaped) waitpid(pid, &status, 0);
   r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = io::read_file(out).value();
   r.err = io::read_file(err).value();
   return r;
 }
 
-Outcome retra(std::vector<std::string> args) { return run(RETRA_BINARY, std::move(args)); }
+Outcome retra(std::vector<std::string> args, std::chrono::milliseconds kill_after = {}) {
+  return run(RETRA_BINARY, std::move(args), kill_after);
+}
 
 void expect_failure(const Outcome& r, int code, std::string_view fragment) {
   EXPECT_EQ(r.exit, code) << "stdout: " << r.out << "\nstderr: " << r.err;
@@ -615,6 +632,52 @@ TEST(CliMemory, AnAddressSpaceLimitIsPlannedForNotHitHalfWay) {
       under("4000000", {"build", "awari", "--stones", "0-10", "--db", db, "--threads", "2"});
   EXPECT_EQ(fits.exit, 0) << fits.err;
 #endif
+}
+
+// The 14-stone segment of Awari built while being killed (SIGKILL) at random times, again and
+// again, with a checkpoint at nearly every level: the runs resume from the checkpoints and the
+// last one ends with the bytes of a build that was never killed, and removes the checkpoint.
+TEST(CliResume, BuildsKilledAtRandomTimesResumeAndEndByteIdentical) {
+  test::TempDir dir;
+  const std::string ref = (dir / "ref").string(), db = (dir / "db").string();
+  for (const auto& d : {ref, db})
+    ASSERT_EQ(retra({"build", "awari", "--stones", "0-13", "--db", d, "--no-progress"}).exit, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(retra({"build", "awari", "--stones", "14", "--db", ref, "--no-progress"}).exit, 0);
+  const auto whole =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+  std::mt19937 rng(14);
+  std::uniform_int_distribution<int> percent(20, 90);
+  int kills = 0, resumes = 0;
+  for (int round = 0;; ++round) {
+    ASSERT_LT(round, 60) << "the build never finished between kills";
+    const auto after = std::chrono::milliseconds(whole.count() * percent(rng) / 100);
+    const Outcome r = retra({"build", "awari", "--stones", "14", "--db", db, "--threads", "2",
+                             "--checkpoint-every", "0.001", "--no-progress"},
+                            round < 40 ? after : std::chrono::milliseconds{});
+    if (r.out.find("resuming from checkpoint awari-14.ckpt") != std::string::npos) ++resumes;
+    EXPECT_EQ(r.err.find("AddressSanitizer"), std::string::npos) << r.err;
+    if (r.exit == 0) {
+      if (resumes == 0) {  // every kill came before the first checkpoint: go again
+        ASSERT_EQ(retra({"build", "awari", "--stones", "14", "--db", db, "--force", "--no-progress",
+                         "--checkpoint-every", "0"})
+                      .exit,
+                  0);
+        continue;
+      }
+      break;
+    }
+    ASSERT_EQ(r.exit, 128 + SIGKILL) << r.out << r.err;
+    ++kills;
+  }
+  RecordProperty("kills", kills);
+  RecordProperty("resumes", resumes);
+  EXPECT_GT(kills, 0);
+  EXPECT_GT(resumes, 0);
+  EXPECT_EQ(io::read_file(dir / "ref" / "awari-14.rseg").value(),
+            io::read_file(dir / "db" / "awari-14.rseg").value());
+  EXPECT_FALSE(std::filesystem::exists(dir / "db" / "awari-14.ckpt"));
+  EXPECT_EQ(retra({"verify", "--db", db}).exit, 0);
 }
 
 }  // namespace

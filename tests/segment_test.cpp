@@ -169,6 +169,30 @@ TEST(AtomicFile, UncommittedWritesLeaveNothingBehind) {
   EXPECT_EQ(io::read_file(dir / "f").value(), "new");
 }
 
+// Move-assigning over a live object (a mapping held between a checkpoint's header and its
+// arrays) used to end the paths' lifetimes before assigning them: a double free.
+TEST(AtomicFile, MoveAssignmentOverALiveFileAbandonsItOnly) {
+  test::TempDir dir;
+  auto a = io::AtomicFile::create(dir / "a");
+  auto b = io::AtomicFile::create(dir / "b");
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->write("aaa", 3));
+  ASSERT_TRUE(b->write("bb", 2));
+  *a = std::move(*b);
+  ASSERT_TRUE(a->commit());
+  EXPECT_EQ(io::read_file(dir / "b").value(), "bb");
+  EXPECT_FALSE(std::filesystem::exists(dir / "a"));
+  ASSERT_TRUE(io::write_file_atomic(dir / "c", "ccc"));
+  auto m = io::MappedFile::open(dir / "b");
+  auto n = io::MappedFile::open(dir / "c");
+  ASSERT_TRUE(m && n);
+  *m = std::move(*n);
+  EXPECT_EQ(m->bytes().size(), 3u);
+  EXPECT_EQ(m->path(), dir / "c");
+  *m = {};
+  EXPECT_TRUE(m->bytes().empty());
+}
+
 // Every codec round-trips, through read_all, read_block and byte_at, with partial last blocks.
 TEST(SegmentCodecs, EveryCodecRoundTrips) {
   test::TempDir dir;

@@ -53,6 +53,9 @@ struct BuildRequest {
   std::uint64_t memory_limit = 0;
   // Read finished segments block-wise from disk even when they would fit in memory (slower).
   bool low_memory = false;
+  // Backward kernel: save its state at level boundaries at most this often (seconds; 0: never),
+  // so that a build killed in a large segment resumes there when the same command runs again.
+  double checkpoint_seconds = 60;
   Tuning tuning;  // kernel optimizations, switchable for measurements (docs/PERFORMANCE.md)
   Progress* progress = nullptr;
   // Called once with the memory plan, before the first segment is built.
@@ -62,6 +65,9 @@ struct BuildRequest {
   bool plan_only = false;
   // Called when a segment is finished or found built already (serialized, any thread).
   std::function<void(const struct SegmentReport&)> on_segment;
+  // One-line notes for the user: a segment resumed from a checkpoint, a checkpoint not used or
+  // not saved (serialized, any thread).
+  std::function<void(const std::string&)> on_note;
 };
 
 struct SegmentReport {
@@ -78,7 +84,13 @@ struct SegmentReport {
   // values it reads and whatever was built beside it then).
   std::uint64_t rss_bytes = 0;
   std::uint64_t file_bytes = 0, raw_bytes = 0;
-  nlohmann::json stats;  // the game's statistics of the segment, as the manifest stores them
+  // Backward kernel: checkpoints saved; the level at which this build resumed a killed one
+  // (-1: it did not) and the positions decided by then.
+  int checkpoints = 0;
+  int resumed_level = -1;
+  std::uint64_t resumed_decided = 0;
+  std::string resumed_at;  // that level's progress label
+  nlohmann::json stats;    // the game's statistics of the segment, as the manifest stores them
 
   double positions_per_second() const {
     return kernel_seconds > 0 ? static_cast<double>(entries) / kernel_seconds : 0;

@@ -28,6 +28,7 @@
 #include "kernels/backward.hpp"
 #include "kernels/forward_iteration.hpp"
 #include "src/build/build.hpp"
+#include "src/build/checkpoint.hpp"
 #include "src/build/finished.hpp"
 #include "src/database.hpp"
 #include "src/io/file.hpp"
@@ -201,6 +202,9 @@ class Driver {
     db = Database::open_for_build(req_.db, id);
     if (!db) return std::move(db).error();
     db_ = std::move(*db);
+    // Checkpoints of segments finished since (killed between the commit and their removal).
+    for (int s : order_)
+      if (!todo_[s]) remove_checkpoints(s);
 
     // Values of finished segments that later builds read, and how many builds still need each.
     store_.emplace(*db_, n_, req_.threads);
@@ -364,8 +368,28 @@ class Driver {
   struct KernelRun {
     std::string kernel, metric;
     int iterations = 0;
+    int checkpoints = 0, resumed_level = -1;
+    std::uint64_t resumed_decided = 0;
+    std::string resumed_at;
     nlohmann::json stats;
   };
+
+  void note(const std::string& line) {
+    std::lock_guard l(mu_);
+    if (req_.on_note) req_.on_note(line);
+  }
+
+  // The checkpoint file of segment s (one per distance metric: a distance-to-conversion rerun
+  // must not take the distance-to-mate run's state).
+  std::filesystem::path checkpoint_path(int s, bool dtc) const {
+    auto p = db_->segment_path(name_[s]);
+    p.replace_extension(dtc ? ".dtc.ckpt" : ".ckpt");
+    return p;
+  }
+  void remove_checkpoints(int s) const {
+    std::error_code ec;
+    for (bool dtc : {false, true}) std::filesystem::remove(checkpoint_path(s, dtc), ec);
+  }
 
   // The kernel of a segment of kind KS: the forward one where asked for score games, else the
   // backward one (with the distance-to-conversion fallback of the games that allow it).
@@ -411,18 +435,34 @@ class Driver {
       ko.dtc = req_.metric == Metric::dtc;
       kr.metric = ko.dtc ? "dtc" : "dtm";
     }
-    auto st = kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
+    // What a checkpoint belongs to: a state saved by another game, segment, kind or version of
+    // the tool is never taken over.
+    const std::string key = fmt::format(
+        "{} {} {} {} segment {} kind {} entries {} retra {}", G::kName, G::kVariant, G::kIndexer,
+        G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion);
+    std::optional<FileCheckpoints> ck;
+    auto run = [&] {
+      ck.emplace(checkpoint_path(s, ko.dtc), key, req_.checkpoint_seconds,
+                 [this](const std::string& line) { note(line); });
+      ko.checkpoints = &*ck;
+      return kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
+    };
+    auto st = run();
     if constexpr (KS == ValueKind::dtm && kDtc) {
       if (!st && !ko.dtc && st.error().cause() == Cause::distance_overflow) {
         // A distance beyond one byte: distance to conversion instead (Fang 3.3).
         ko.dtc = true;
         kr.metric = "dtc";
-        st = kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
+        st = run();
       }
     }
     if (!st) return std::move(st).error();
     RETRA_TRY(lookup.take_error());
     kr.iterations = st->levels;
+    kr.checkpoints = st->checkpoints;
+    kr.resumed_level = st->resumed_level;
+    kr.resumed_decided = st->resumed_decided;
+    kr.resumed_at = st->resumed_at;
     kr.stats = {{"stages", st->stages},
                 {"levels", st->levels},
                 {"decided", st->decided},
@@ -431,7 +471,14 @@ class Driver {
                 {"counter_bits", st->counter_bits},
                 {"init_seconds", st->init_seconds},
                 {"scan_seconds", st->scan_seconds},
-                {"propagate_seconds", st->propagate_seconds}};
+                {"propagate_seconds", st->propagate_seconds},
+                {"checkpoints", st->checkpoints},
+                {"checkpoint_seconds", st->checkpoint_seconds}};
+    if (st->resumed_level >= 0) {
+      kr.stats["resumed_level"] = st->resumed_level;
+      kr.stats["resumed_decided"] = st->resumed_decided;
+      kr.stats["resumed_at"] = st->resumed_at;
+    }
     return kr;
   }
 
@@ -465,7 +512,14 @@ class Driver {
     r.entries = entries;
     r.kernel = kr->kernel;
     r.metric = kr->metric;
+    if (kr->resumed_level >= 0)
+      note(fmt::format("resumed at {} ({} positions were decided at the checkpoint); finished",
+                       kr->resumed_at, kr->resumed_decided));
     r.iterations = kr->iterations;
+    r.checkpoints = kr->checkpoints;
+    r.resumed_level = kr->resumed_level;
+    r.resumed_decided = kr->resumed_decided;
+    r.resumed_at = kr->resumed_at;
     r.threads = threads;
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
     r.rss_bytes = current_rss_bytes();
@@ -530,6 +584,7 @@ class Driver {
       std::lock_guard l(mu_);
       RETRA_TRY(db_->commit_segment(std::move(rec), &D::segment_less));
     }
+    remove_checkpoints(s);  // after the commit: until then a kill resumes from them
     report(std::move(r));
     // Keep the values while later builds read them; forget dependencies nobody needs any more.
     if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s])

@@ -31,6 +31,7 @@ struct BuildArgs {
   std::string memory = "80%";
   bool low_memory = false;
   bool plan = false;
+  double checkpoint_every = 60;
   std::string tune;
 };
 
@@ -105,6 +106,7 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   if (!limit) return report_error(c, limit.error());
   req.memory_limit = *limit;
   req.low_memory = a.low_memory;
+  req.checkpoint_seconds = a.checkpoint_every;
   if (!a.tune.empty()) {
     auto t = Tuning::parse(a.tune);
     if (!t) return report_error(c, t.error());
@@ -136,12 +138,28 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
     bar.println(game.report_header());
   };
   if (!c.json) req.on_segment = [&](const SegmentReport& r) { bar.println(game.report_row(r)); };
+  // Notes (a resumed segment, a checkpoint not used) go to stderr under --json: stdout is JSON.
+  req.on_note = [&](const std::string& line) {
+    if (c.json)
+      std::cerr << "note: " << line << std::endl;
+    else
+      bar.println("note: " + line);
+  };
   const auto t0 = std::chrono::steady_clock::now();
   auto res = build(req);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!res) return report_error(c, res.error());
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& r : *res) list.push_back(game.report_json(r));
+  for (const auto& r : *res) {
+    auto e = game.report_json(r);
+    if (r.kernel == "backward" && !r.skipped) {
+      e["checkpoints"] = r.checkpoints;
+      if (r.resumed_level >= 0)
+        e["resumed"] = {
+            {"at", r.resumed_at}, {"level", r.resumed_level}, {"decided", r.resumed_decided}};
+    }
+    list.push_back(std::move(e));
+  }
   nlohmann::json j = {{"ok", true},
                       {"game", game.name()},
                       {"db", c.db.string()},
@@ -208,6 +226,11 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                 "--memory (in memory, dependencies from disk, or not at all); builds nothing");
   sub->add_flag("--low-memory", a->low_memory,
                 "Read finished segments block-wise from disk instead of loading them (slower)");
+  sub->add_option("--checkpoint-every", a->checkpoint_every,
+                  "Backward kernel: save a segment's state at level boundaries at most every "
+                  "SECONDS (default 60; 0: never), so that a killed build resumes there when "
+                  "run again")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--tune", a->tune,
                   "Switch kernel optimizations off for measurements: huge_pages=0, prefetch=0, "
                   "simd_scan=0, pack_frontier=0 (comma separated; docs/PERFORMANCE.md)");

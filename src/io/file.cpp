@@ -59,7 +59,11 @@ AtomicFile::AtomicFile(AtomicFile&& o) noexcept
 
 AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
   if (this != &o) {
-    this->~AtomicFile();
+    // Abandon the current file only: the destructor would end the paths' lifetimes too.
+    if (fd_ >= 0) {
+      ::close(fd_);
+      ::unlink(temp_.c_str());
+    }
     fd_ = std::exchange(o.fd_, -1);
     target_ = std::move(o.target_);
     temp_ = std::move(o.temp_);
@@ -175,7 +179,8 @@ MappedFile::MappedFile(MappedFile&& o) noexcept
 
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   if (this != &o) {
-    this->~MappedFile();
+    // Unmap only: calling the destructor here would end path_'s lifetime before it is assigned.
+    if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
     path_ = std::move(o.path_);
