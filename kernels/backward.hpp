@@ -344,7 +344,10 @@ class Run {
         threads_(std::max(1, opt.threads)),
         chunk_(std::max<std::uint64_t>(1, opt.chunk)),
         chunks_((size_ + chunk_ - 1) / chunk_),
-        parts_(static_cast<std::size_t>(threads_)) {
+        parts_(static_cast<std::size_t>(threads_)),
+        partitions_(static_cast<std::size_t>(
+            std::clamp<std::uint64_t>(opt.partitions, 1, std::max<std::uint64_t>(1, size_)))),
+        part_size_((size_ + partitions_ - 1) / partitions_) {
     if constexpr (HasPacking<G>) packed_ = opt.tuning.pack_frontier && g.packable(seg);
     st_.counter_bits = 8 * sizeof(Cell) - 1;
   }
@@ -627,7 +630,10 @@ class Run {
         st_.max_frontier = std::max<std::uint64_t>(st_.max_frontier, frontier_.size());
         ++st_.levels;
         progress_phase(opt_.progress, R::phase(opt_.label, stage, level), frontier_.size());
-        expand(stage, level);
+        if (partitions_ > 1)
+          expand_partitioned(stage, level);
+        else
+          expand(stage, level);
         // Past the last level the expansion's values do not fit a byte: an overflow only when it
         // decided something (a last frontier whose parents are all decided is fine).
         if (level > R::kMaxLevel && !next_.empty()) return distance_overflow();
@@ -761,6 +767,63 @@ class Run {
     gather(parts_, next_);
   }
 
+  // ---- expand, partitioned: owner computes --------------------------------------------------
+  // Partition q owns the index range [q * part_size_, (q + 1) * part_size_). The unmoves of the
+  // frontier become updates (parent index | loss bit, parent entry) in per-thread buckets, one per
+  // owner ("send"); then each owner alone applies the updates addressed to it ("receive"), so its
+  // cells are written by one thread and, with enough partitions, stay in cache while it does.
+  // This is the shape in which partitions can live elsewhere, on disk or in other processes:
+  // only the buckets travel. A level's updates commute (a parent is claimed a win by a lost child
+  // or a loss when its last unknown child is decided, never both in one level), so the values
+  // and counts are those of the unpartitioned kernel for any number of partitions. The frontier
+  // is taken a slice at a time so that the buckets stay bounded (16 bytes per update).
+  struct Update {
+    std::uint64_t target;  // parent index | kLossBit when the child is lost for its mover
+    std::uint64_t entry;   // the parent's frontier entry
+  };
+  static_assert(sizeof(Update) == 16);
+
+  void expand_partitioned(int stage, int level) {
+    const std::uint64_t n = frontier_.size();
+    const std::size_t parts = partitions_;
+    const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk_ / 16, 4, 4096);
+    constexpr std::uint64_t kSlice = std::uint64_t{1} << 20;  // frontier entries per round
+    const std::uint64_t* const frontier = frontier_.data();
+    std::vector<std::vector<Update>> buckets(static_cast<std::size_t>(threads_) * parts);
+    std::vector<std::vector<std::uint64_t>> decided(parts);
+    std::uint64_t preds = 0;
+    for (std::uint64_t s0 = 0; s0 < n; s0 += kSlice) {
+      const std::uint64_t s1 = std::min(n, s0 + kSlice);
+#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (s1 - s0 > kTask)
+      {
+        std::vector<Update>* const mine =
+            &buckets[static_cast<std::size_t>(omp_get_thread_num()) * parts];
+#pragma omp for schedule(dynamic, 1)
+        for (std::uint64_t t = s0; t < s1; t += kTask) {
+          const std::uint64_t tend = std::min(s1, t + kTask);
+          for (std::uint64_t f = t; f < tend; ++f) {
+            const std::uint64_t loss = frontier[f] & kLossBit;
+            g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
+                               [&](std::uint64_t p, const Pos& pp) {
+                                 mine[p / part_size_].push_back({p | loss, entry_of(p, pp)});
+                                 ++preds;
+                               });
+          }
+          progress_advance(opt_.progress, tend - t);
+        }
+      }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
+      for (std::size_t q = 0; q < parts; ++q)
+        for (int t = 0; t < threads_; ++t) {
+          auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
+          for (const Update& u : bucket) decide(u.target, u.entry, stage, level, decided[q]);
+          bucket.clear();
+        }
+    }
+    st_.predecessors += preds;
+    gather(decided, next_);
+  }
+
   // One (child, parent) pair: a lost child makes the parent a win; otherwise the parent's counter
   // falls, and the thread that brings it to zero claims the parent as a loss if the rules say it
   // is ready.
@@ -809,6 +872,8 @@ class Run {
   std::array<std::uint64_t, 256> hist_{};  // positions per initial values[] byte
   std::vector<std::uint64_t> frontier_, next_;
   std::vector<std::vector<std::uint64_t>> parts_;  // per-thread output of scans and expansions
+  const std::size_t partitions_;                   // 1: the unpartitioned expand()
+  const std::uint64_t part_size_;                  // positions per partition (the last: fewer)
   std::size_t resume_stage_ = 0;                   // restore(): where propagate() goes on
   int resume_level_ = kNotResuming;
 };

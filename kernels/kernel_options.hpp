@@ -43,6 +43,9 @@ struct KernelOptions {
   // Forward kernel only: bytes its explicit graph of quiet moves may take beyond the planned
   // arrays (0: sweep the whole segment every time instead).
   std::uint64_t graph_bytes = 0;
+  // Backward kernel only: owner-computes partitions of the index range (0 or 1: none). The
+  // values do not depend on it (kernels/backward.hpp, expand_partitioned).
+  std::uint64_t partitions = 0;
   // Backward kernel only: saves and restores its state at level boundaries (null: never).
   Checkpoints* checkpoints = nullptr;
 };

@@ -423,11 +423,13 @@ struct MemoryCheckpoints : kernels::Checkpoints {
 
 template <class G>
 Result<kernels::BackwardStats> run_kernel(const G& g, std::vector<std::uint8_t>& values,
-                                          int threads, kernels::Checkpoints* ck) {
+                                          int threads, kernels::Checkpoints* ck,
+                                          std::uint64_t partitions = 0) {
   kernels::BackwardOptions opt;
   opt.threads = threads;
   opt.chunk = 16;
   opt.checkpoints = ck;
+  opt.partitions = partitions;
   return kernels::backward(
       g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
 }
@@ -493,6 +495,55 @@ TEST(BackwardCheckpoints, AStateOfAnotherSizeIsNotUsed) {
   ASSERT_TRUE(st);
   EXPECT_EQ(st->resumed_level, -1);
   EXPECT_EQ(vb, want);
+}
+
+// The partitioned kernel (owner computes, updates bucketed by owner) gives the values and counts
+// of the unpartitioned one for 1, 2, 3 and 7 partitions and for more partitions than positions.
+template <ValueKind K>
+void partitions_agree(std::uint64_t seeds) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const auto g = random_graph<K>(seed, 50 + seed * 9);
+    std::vector<std::uint8_t> want(g.quiet.size());
+    const auto clean = run_kernel(g, want, 1, nullptr);
+    ASSERT_TRUE(clean);
+    for (std::uint64_t parts : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3},
+                                std::uint64_t{7}, std::uint64_t{g.quiet.size() + 5}}) {
+      std::vector<std::uint8_t> values(g.quiet.size(), 0xEE);
+      const auto st =
+          run_kernel(g, values, 1 + static_cast<int>((seed + parts) % 3), nullptr, parts);
+      ASSERT_TRUE(st);
+      ASSERT_EQ(values, want) << "seed " << seed << ", " << parts << " partitions";
+      EXPECT_EQ(st->levels, clean->levels);
+      EXPECT_EQ(st->decided, clean->decided);
+      EXPECT_EQ(st->predecessors, clean->predecessors);
+      EXPECT_EQ(st->max_frontier, clean->max_frontier);
+    }
+  }
+}
+
+TEST(BackwardPartitions, ScoreValuesDoNotDependOnThePartitions) {
+  partitions_agree<ValueKind::score>(30);
+}
+TEST(BackwardPartitions, DistanceToMateValuesDoNotDependOnThePartitions) {
+  partitions_agree<ValueKind::dtm>(30);
+}
+TEST(BackwardPartitions, WinDrawLossValuesDoNotDependOnThePartitions) {
+  partitions_agree<ValueKind::wdl>(30);
+}
+TEST(BackwardPartitions, DistanceToZeroingValuesDoNotDependOnThePartitions) {
+  partitions_agree<ValueKind::dtz>(30);
+}
+
+// Awari through the build driver: 0..12 stones byte-identical for 1, 2, 3 and 7 partitions.
+TEST(AwariBackward, IdenticalForOneTwoThreeAndSevenPartitions) {
+  std::vector<std::vector<std::vector<std::int8_t>>> runs;
+  for (std::uint64_t parts : {1, 2, 3, 7}) {
+    BuildRequest opt = test::awari_request(12);
+    opt.threads = 2;
+    opt.partitions = parts;
+    runs.push_back(test::build_awari(opt, 12));
+  }
+  for (std::size_t k = 1; k < runs.size(); ++k) EXPECT_EQ(runs[0], runs[k]) << k;
 }
 
 TEST(AwariBackward, BitIdenticalToForwardUpToTwelveStones) {

@@ -56,6 +56,9 @@ struct BuildRequest {
   // Backward kernel: save its state at level boundaries at most this often (seconds; 0: never),
   // so that a build killed in a large segment resumes there when the same command runs again.
   double checkpoint_seconds = 60;
+  // Backward kernel: owner-computes partitions of each segment's index range (0: none; the
+  // values do not depend on it; docs/ARCHITECTURE.md).
+  std::uint64_t partitions = 0;
   Tuning tuning;  // kernel optimizations, switchable for measurements (docs/PERFORMANCE.md)
   Progress* progress = nullptr;
   // Called once with the memory plan, before the first segment is built.

@@ -63,7 +63,7 @@ FileCheckpoints::FileCheckpoints(std::filesystem::path path, std::string key,
 bool FileCheckpoints::due() {
   if (interval_ <= 0 || disabled_) return false;
   const double since = std::chrono::duration<double>(Clock::now() - last_).count();
-  return since >= std::max(interval_, 20 * last_save_seconds_);
+  return since >= std::max(interval_, 10 * last_save_seconds_);
 }
 
 Status FileCheckpoints::save(std::span<const std::uint8_t> meta,

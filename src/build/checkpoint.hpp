@@ -28,8 +28,8 @@ class FileCheckpoints final : public kernels::Checkpoints {
   FileCheckpoints(std::filesystem::path path, std::string key, double interval_seconds,
                   std::function<void(const std::string&)> note);
 
-  // Due when the interval has passed, and at least 20 times the last save's duration, so that
-  // saving never takes more than about 5% of a run.
+  // Due when the interval has passed, and at least 10 times the last save's duration, so that
+  // saving never takes more than about 10% of a run.
   bool due() override;
   // A save that fails (a full disk) is reported through note and the run goes on without
   // checkpoints: losing the ability to resume must not lose the build itself.

@@ -403,6 +403,7 @@ class Driver {
     ko.progress = req_.progress;
     ko.label = D::segment_label(name_[s]);
     ko.tuning = req_.tuning;
+    ko.partitions = req_.partitions;
     KernelRun kr;
     kr.kernel = std::string(kernel_name(req_.kernel));
     if constexpr (KS == ValueKind::score) {

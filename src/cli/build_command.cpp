@@ -32,6 +32,7 @@ struct BuildArgs {
   bool low_memory = false;
   bool plan = false;
   double checkpoint_every = 60;
+  std::uint64_t partitions = 0;
   std::string tune;
 };
 
@@ -107,6 +108,7 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   req.memory_limit = *limit;
   req.low_memory = a.low_memory;
   req.checkpoint_seconds = a.checkpoint_every;
+  req.partitions = a.partitions;
   if (!a.tune.empty()) {
     auto t = Tuning::parse(a.tune);
     if (!t) return report_error(c, t.error());
@@ -231,6 +233,10 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                   "SECONDS (default 60; 0: never), so that a killed build resumes there when "
                   "run again")
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--partitions", a->partitions,
+                  "Backward kernel: split each segment into N owner-computes partitions that "
+                  "exchange update batches (0: none; the bytes are the same for any N)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 20));
   sub->add_option("--tune", a->tune,
                   "Switch kernel optimizations off for measurements: huge_pages=0, prefetch=0, "
                   "simd_scan=0, pack_frontier=0 (comma separated; docs/PERFORMANCE.md)");
