@@ -554,8 +554,9 @@ class Run {
     m.hist = hist_;
     const auto a = snapshot_arrays();
     const std::array<std::span<const std::uint8_t>, 3> arrays{a[0], a[1], a[2]};
-    RETRA_TRY(opt_.checkpoints->save(std::span(reinterpret_cast<const std::uint8_t*>(&m), sizeof m),
-                                     arrays));
+    RETRA_TRY(opt_.checkpoints->save(
+        std::span(reinterpret_cast<const std::uint8_t*>(&m), sizeof m), arrays,
+        {R::phase(opt_.label, R::stage_list(g_, seg_)[stage_index], level), st_.decided}));
     ++st_.checkpoints;
     st_.checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     return {};

@@ -18,13 +18,20 @@ namespace retra::kernels {
 // in a file; the tests keep it in memory). The kernel asks due() at every level boundary and
 // saves when told to; at its start it asks for a saved state. The kernel's scalars (`meta`) are
 // opaque here; the arrays are its values, its counters and its frontier.
+// Where a saved state stands, for people: the level's progress label and the positions decided.
+struct CheckpointPoint {
+  std::string at;
+  std::uint64_t decided = 0;
+};
+
 class Checkpoints {
  public:
   virtual ~Checkpoints() = default;
   virtual bool due() = 0;
   // An error stops the kernel (a store that can live without a checkpoint returns success).
   virtual Status save(std::span<const std::uint8_t> meta,
-                      std::span<const std::span<const std::uint8_t>> arrays) = 0;
+                      std::span<const std::span<const std::uint8_t>> arrays,
+                      const CheckpointPoint& point) = 0;
   // The saved scalars, or nothing when no usable state was saved.
   virtual std::optional<std::vector<std::uint8_t>> load_meta() = 0;
   // Fills the arrays (sizes as saved; the kernel sized them from its scalars).

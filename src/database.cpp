@@ -144,6 +144,7 @@ Status Database::commit_segment(format::SegmentRecord record,
   // Under the lock: readers may look segments up (segment()) while a build commits another.
   std::lock_guard lock(mu_);
   readers_.erase(record.name);  // a rebuilt file must be reopened
+  manifest_.building.erase(record.name);
   auto& segs = manifest_.segments;
   auto it =
       std::find_if(segs.begin(), segs.end(), [&](const auto& s) { return s.name == record.name; });
@@ -169,6 +170,15 @@ Status Database::commit_segment(format::SegmentRecord record,
   return {};
 }
 
+Status Database::record_building(const std::string& name, nlohmann::json progress) {
+  std::lock_guard lock(mu_);
+  if (progress.is_null())
+    manifest_.building.erase(name);
+  else
+    manifest_.building[name] = std::move(progress);
+  return save_manifest();
+}
+
 Status Database::save_manifest() {
   return io::write_file_atomic(dir_ / format::kManifestName, format::manifest_text(manifest_));
 }
@@ -192,18 +202,20 @@ nlohmann::json info_json(const Database& db) {
                     {"compression", ratio(s.raw_bytes, s.file_bytes)},
                     {"build", s.build}});
   }
-  return {{"game", m.game},
-          {"variant", m.variant},
-          {"indexer", m.indexer},
-          {"value_encoding", m.value_encoding},
-          {"tool_version", m.tool_version},
-          {"created", m.created},
-          {"updated", m.updated},
-          {"segments", segs},
-          {"entries", entries},
-          {"file_bytes", file},
-          {"raw_bytes", raw},
-          {"compression", ratio(raw, file)}};
+  nlohmann::json j = {{"game", m.game},
+                      {"variant", m.variant},
+                      {"indexer", m.indexer},
+                      {"value_encoding", m.value_encoding},
+                      {"tool_version", m.tool_version},
+                      {"created", m.created},
+                      {"updated", m.updated},
+                      {"segments", segs},
+                      {"entries", entries},
+                      {"file_bytes", file},
+                      {"raw_bytes", raw},
+                      {"compression", ratio(raw, file)}};
+  if (!m.building.empty()) j["building"] = m.building;
+  return j;
 }
 
 }  // namespace retra

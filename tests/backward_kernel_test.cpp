@@ -402,8 +402,8 @@ struct MemoryCheckpoints : kernels::Checkpoints {
   std::optional<std::vector<std::uint8_t>> meta;
   std::vector<std::vector<std::uint8_t>> arrays;
   bool due() override { return true; }
-  Status save(std::span<const std::uint8_t> m,
-              std::span<const std::span<const std::uint8_t>> a) override {
+  Status save(std::span<const std::uint8_t> m, std::span<const std::span<const std::uint8_t>> a,
+              const kernels::CheckpointPoint&) override {
     meta.emplace(m.begin(), m.end());
     arrays.clear();
     for (const auto& x : a) arrays.emplace_back(x.begin(), x.end());

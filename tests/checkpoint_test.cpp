@@ -24,7 +24,7 @@ struct Saved {
   }
   Status save(FileCheckpoints& f) const {
     std::vector<std::span<const std::uint8_t>> a(arrays.begin(), arrays.end());
-    return f.save(meta, a);
+    return f.save(meta, a, {"level 3", 42});
   }
 };
 
@@ -55,6 +55,7 @@ TEST(FileCheckpoints, WhatIsSavedReadsBackExactly) {
   Notes notes;
   FileCheckpoints w(dir / "x.ckpt", "key one", 1, notes.sink());
   ASSERT_TRUE(s.save(w));
+  w.flush();  // the commit runs on a thread of its own
   EXPECT_EQ(w.saves(), 1);
   FileCheckpoints r(dir / "x.ckpt", "key one", 1, notes.sink());
   const auto meta = r.load_meta();
@@ -68,6 +69,7 @@ TEST(FileCheckpoints, WhatIsSavedReadsBackExactly) {
   Saved t;
   t.meta = {9};
   ASSERT_TRUE(t.save(w));
+  w.flush();
   FileCheckpoints r2(dir / "x.ckpt", "key one", 1, {});
   EXPECT_EQ(r2.load_meta().value(), t.meta);
   int files = 0;
@@ -87,6 +89,7 @@ TEST(FileCheckpoints, MissingForeignDamagedOrTruncatedFilesAreNotUsed) {
   }
   FileCheckpoints w(path, "k", 1, {});
   ASSERT_TRUE(s.save(w));
+  w.flush();
   {
     Notes notes;
     FileCheckpoints other(path, "another segment", 1, notes.sink());
@@ -130,6 +133,21 @@ TEST(FileCheckpoints, AFailedSaveLeavesTheBuildGoingWithoutCheckpoints) {
   EXPECT_EQ(f.saves(), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_FALSE(f.due());  // and does not try again
+}
+
+// While a save is being committed no other is due; the destructor waits for the commit.
+TEST(FileCheckpoints, ASaveIsCommittedBeforeTheNextAndBeforeTheEnd) {
+  test::TempDir dir;
+  {
+    FileCheckpoints f(dir / "x.ckpt", "k", 0.001, {});
+    ASSERT_TRUE(Saved{}.save(f));
+    ASSERT_TRUE(Saved{}.save(f));  // waits for the first commit
+    f.flush();
+    EXPECT_EQ(f.saves(), 2);
+    ASSERT_TRUE(Saved{}.save(f));
+  }
+  FileCheckpoints r(dir / "x.ckpt", "k", 1, {});
+  EXPECT_EQ(r.load_meta().value(), Saved{}.meta);
 }
 
 TEST(FileCheckpoints, SavesAreSpacedByTheInterval) {

@@ -648,7 +648,7 @@ TEST(CliResume, BuildsKilledAtRandomTimesResumeAndEndByteIdentical) {
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   std::mt19937 rng(14);
   std::uniform_int_distribution<int> percent(20, 90);
-  int kills = 0, resumes = 0;
+  int kills = 0, resumes = 0, shown = 0;
   for (int round = 0;; ++round) {
     ASSERT_LT(round, 60) << "the build never finished between kills";
     const auto after = std::chrono::milliseconds(whole.count() * percent(rng) / 100);
@@ -669,11 +669,19 @@ TEST(CliResume, BuildsKilledAtRandomTimesResumeAndEndByteIdentical) {
     }
     ASSERT_EQ(r.exit, 128 + SIGKILL) << r.out << r.err;
     ++kills;
+    // How far it got, from the manifest (written just after each checkpoint is on disk).
+    if (std::filesystem::exists(dir / "db" / "awari-14.ckpt") &&
+        retra({"info", "--db", db})
+                .out.find("building 14: checkpoint awari-14.ckpt at 14 "
+                          "stones: threshold") != std::string::npos)
+      ++shown;
   }
   RecordProperty("kills", kills);
   RecordProperty("resumes", resumes);
   EXPECT_GT(kills, 0);
   EXPECT_GT(resumes, 0);
+  EXPECT_GT(shown, 0);
+  EXPECT_EQ(retra({"info", "--db", db}).out.find("building"), std::string::npos);
   EXPECT_EQ(io::read_file(dir / "ref" / "awari-14.rseg").value(),
             io::read_file(dir / "db" / "awari-14.rseg").value());
   EXPECT_FALSE(std::filesystem::exists(dir / "db" / "awari-14.ckpt"));

@@ -53,6 +53,27 @@ TEST(Manifest, RoundTrip) {
   EXPECT_EQ(back->find("4"), nullptr);
 }
 
+// A segment being built records its last checkpoint; the record is written only while there is
+// one, reads back, and is refused when it is not an object of objects.
+TEST(Manifest, BuildingRecordsRoundTripAndAreChecked) {
+  format::Manifest m = sample_manifest("olympiad");
+  EXPECT_EQ(format::manifest_text(m).find("building"), std::string::npos);
+  m.building["28"] = {{"checkpoint", "awari-28.ckpt"},
+                      {"at", "28 stones: threshold 5 level 3"},
+                      {"decided", 12345},
+                      {"entries", 1676056044},
+                      {"saved", "2026-11-27"}};
+  auto back = format::manifest_from_json(format::manifest_text(m), "test");
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->building, m.building);
+  for (const nlohmann::json& bad : {nlohmann::json::array({1}), nlohmann::json{{"28", 5}},
+                                    nlohmann::json{{"28", {{"decided", 1e300}}}}}) {
+    m.building = bad;
+    auto r = format::manifest_from_json(format::manifest_text(m), "test");
+    EXPECT_FALSE(r) << bad.dump();
+  }
+}
+
 TEST(Manifest, DamagedOrForeignManifestsAreRefused) {
   auto a = format::manifest_from_json("{not json", "m");
   ASSERT_FALSE(a);

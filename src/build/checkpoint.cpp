@@ -54,25 +54,49 @@ class SealedWriter {
 
 FileCheckpoints::FileCheckpoints(std::filesystem::path path, std::string key,
                                  double interval_seconds,
-                                 std::function<void(const std::string&)> note)
+                                 std::function<void(const std::string&)> note,
+                                 std::function<void(const kernels::CheckpointPoint&)> committed)
     : path_(std::move(path)),
       key_(std::move(key)),
       interval_(interval_seconds),
-      note_(std::move(note)) {}
+      note_(std::move(note)),
+      committed_callback_(std::move(committed)) {}
+
+FileCheckpoints::~FileCheckpoints() { flush(); }
+
+void FileCheckpoints::flush() {
+  if (!committing_.joinable()) return;
+  committing_.join();
+  if (commit_error_) {
+    disabled_ = true;
+    if (note_)
+      note_(fmt::format("checkpoint not saved, the build goes on without checkpoints: {}",
+                        commit_error_->message()));
+    commit_error_.reset();
+  } else {
+    ++saves_;
+  }
+}
 
 bool FileCheckpoints::due() {
-  if (interval_ <= 0 || disabled_) return false;
+  // Not while the last save is still being committed: the kernel would wait for it.
+  if (interval_ <= 0 || disabled_ || !committed_.load(std::memory_order_acquire)) return false;
   const double since = std::chrono::duration<double>(Clock::now() - last_).count();
   return since >= std::max(interval_, 10 * last_save_seconds_);
 }
 
 Status FileCheckpoints::save(std::span<const std::uint8_t> meta,
-                             std::span<const std::span<const std::uint8_t>> arrays) {
+                             std::span<const std::span<const std::uint8_t>> arrays,
+                             const kernels::CheckpointPoint& point) {
+  flush();
+  if (disabled_) return {};
   const auto t0 = Clock::now();
+  std::optional<io::AtomicFile> file;
   auto write = [&]() -> Status {
     auto f = io::AtomicFile::create(path_);
     if (!f) return std::move(f).error();
-    SealedWriter w(*f);
+    file.emplace(std::move(*f));
+    SealedWriter w(*file);
     RETRA_TRY(w.put(kMagic, sizeof kMagic));
     RETRA_TRY(w.put_value(kVersion));
     RETRA_TRY(w.put_value(static_cast<std::uint32_t>(key_.size())));
@@ -83,8 +107,7 @@ Status FileCheckpoints::save(std::span<const std::uint8_t> meta,
     RETRA_TRY(w.put(key_.data(), key_.size()));
     RETRA_TRY(w.put(meta.data(), meta.size()));
     for (const auto& a : arrays) RETRA_TRY(w.put(a.data(), a.size()));
-    RETRA_TRY(w.seal());
-    return f->commit();
+    return w.seal();
   };
   if (Status st = write(); !st) {
     disabled_ = true;
@@ -95,7 +118,14 @@ Status FileCheckpoints::save(std::span<const std::uint8_t> meta,
   }
   last_ = Clock::now();
   last_save_seconds_ = std::chrono::duration<double>(last_ - t0).count();
-  ++saves_;
+  committed_.store(false, std::memory_order_relaxed);
+  committing_ = std::thread([this, f = std::move(*file), point]() mutable {
+    if (Status st = f.commit(); !st)
+      commit_error_ = std::move(st).error();
+    else if (committed_callback_)
+      committed_callback_(point);
+    committed_.store(true, std::memory_order_release);
+  });
   return {};
 }
 

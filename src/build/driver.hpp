@@ -443,8 +443,22 @@ class Driver {
         G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion);
     std::optional<FileCheckpoints> ck;
     auto run = [&] {
-      ck.emplace(checkpoint_path(s, ko.dtc), key, req_.checkpoint_seconds,
-                 [this](const std::string& line) { note(line); });
+      const std::uint64_t entries = g.segment_size(Seg(s));
+      ck.emplace(
+          checkpoint_path(s, ko.dtc), key, req_.checkpoint_seconds,
+          [this](const std::string& line) { note(line); },
+          [this, s, entries, file = checkpoint_path(s, ko.dtc).filename().string()](
+              const kernels::CheckpointPoint& p) {
+            // How far the segment got, for `retra info`; a failure to say so is only noted.
+            std::lock_guard l(mu_);
+            const Status st =
+                db_->record_building(name_[s], {{"checkpoint", file},
+                                                {"at", p.at},
+                                                {"decided", p.decided},
+                                                {"entries", entries},
+                                                {"saved", format::utc_now_iso8601()}});
+            if (!st && req_.on_note) req_.on_note(st.error().message());
+          });
       ko.checkpoints = &*ck;
       return kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
     };

@@ -70,6 +70,12 @@ int info(const Common& c, const Database& db) {
   }
   std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", w, entries,
                            format_bytes(raw), format_bytes(file), ratio);
+  // Segments a running or killed build has checkpointed: rerunning the build resumes them.
+  for (const auto& [name, b] : m.building.items())
+    std::cout << fmt::format(
+        "building {}: checkpoint {} at {}, {} of {} positions decided, saved {}\n", name,
+        b.value("checkpoint", "?"), b.value("at", "?"), b.value("decided", std::uint64_t{0}),
+        b.value("entries", std::uint64_t{0}), b.value("saved", "?"));
   return kOk;
 }
 

@@ -32,16 +32,18 @@ json to_json(const Manifest& m) {
                     {"build", s.build},
                     {"stats", s.stats}});
   }
-  return {{"format", "retra-database"},
-          {"format_version", kManifestVersion},
-          {"game", m.game},
-          {"variant", m.variant},
-          {"indexer", m.indexer},
-          {"value_encoding", m.value_encoding},
-          {"tool", {{"name", "retra"}, {"version", m.tool_version}}},
-          {"created", m.created},
-          {"updated", m.updated},
-          {"segments", segs}};
+  json j = {{"format", "retra-database"},
+            {"format_version", kManifestVersion},
+            {"game", m.game},
+            {"variant", m.variant},
+            {"indexer", m.indexer},
+            {"value_encoding", m.value_encoding},
+            {"tool", {{"name", "retra"}, {"version", m.tool_version}}},
+            {"created", m.created},
+            {"updated", m.updated},
+            {"segments", segs}};
+  if (!m.building.empty()) j["building"] = m.building;
+  return j;
 }
 
 namespace {
@@ -140,6 +142,13 @@ Result<Manifest> manifest_from_json(std::string_view text, std::string_view wher
       if (r.file.empty() || r.file.find('/') != std::string::npos || r.file.front() == '.')
         return bad(fmt::format("segment '{}' names an invalid file '{}'", r.name, r.file));
       m.segments.push_back(std::move(r));
+    }
+    if (j.contains("building")) {
+      m.building = j["building"];
+      if (!m.building.is_object() || !numbers_in_range(m.building))
+        return bad("its 'building' record is not an object of segments");
+      for (const auto& [name, b] : m.building.items())
+        if (!b.is_object()) return bad(fmt::format("building record '{}' is not an object", name));
     }
   } catch (const std::exception& e) {
     // nlohmann reports type errors and missing keys by exception; this is the parse boundary.

@@ -39,6 +39,9 @@ struct Manifest {
   std::string created;       // ISO 8601 UTC
   std::string updated;
   std::vector<SegmentRecord> segments;  // kept sorted by the game's segment order
+  // Segments being built whose kernel saved a checkpoint: name -> {"checkpoint" (file), "at"
+  // (the level), "decided", "entries", "saved" (ISO 8601)}. Written only while not empty.
+  nlohmann::json building = nlohmann::json::object();
 
   const SegmentRecord* find(std::string_view name) const;
 };

@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (m) {
       // What parses writes back to a manifest that parses to the same records.
       auto again = format::manifest_from_json(format::manifest_text(*m), "fuzz");
-      FUZZ_CHECK(again && again->segments.size() == m->segments.size() && again->game == m->game);
+      FUZZ_CHECK(again && again->segments.size() == m->segments.size() && again->game == m->game &&
+                 again->building == m->building);
     }
     return 0;
   }
