@@ -524,6 +524,15 @@ class Run {
   static_assert(std::is_trivially_copyable_v<Snapshot> && sizeof(Snapshot) == 2120,
                 "checkpoint scalars: no padding, so that every saved byte is defined");
   static constexpr int kNotResuming = INT_MIN;
+  // The counts a snapshot carries, between it and the run's statistics (either way).
+  template <class To, class From>
+  static void copy_counts(To& to, const From& from) {
+    to.stages = from.stages;
+    to.levels = from.levels;
+    to.decided = from.decided;
+    to.max_frontier = from.max_frontier;
+    to.predecessors = from.predecessors;
+  }
 
   // The arrays a snapshot holds: values, counters, frontier.
   std::array<std::span<std::uint8_t>, 3> snapshot_arrays() {
@@ -546,11 +555,7 @@ class Run {
     m.kind = static_cast<std::uint8_t>(K);
     m.packed = packed_;
     m.dtc = opt_.dtc;
-    m.stages = st_.stages;
-    m.levels = st_.levels;
-    m.decided = st_.decided;
-    m.max_frontier = st_.max_frontier;
-    m.predecessors = st_.predecessors;
+    copy_counts(m, st_);
     m.hist = hist_;
     const auto a = snapshot_arrays();
     const std::array<std::span<const std::uint8_t>, 3> arrays{a[0], a[1], a[2]};
@@ -581,11 +586,7 @@ class Run {
       return false;
     }
     hist_ = m.hist;
-    st_.stages = m.stages;
-    st_.levels = m.levels;
-    st_.decided = m.decided;
-    st_.max_frontier = m.max_frontier;
-    st_.predecessors = m.predecessors;
+    copy_counts(st_, m);
     st_.resumed_level = m.level;
     st_.resumed_decided = m.decided;
     st_.resumed_at = R::phase(opt_.label, stage, m.level);

@@ -434,6 +434,15 @@ Result<kernels::BackwardStats> run_kernel(const G& g, std::vector<std::uint8_t>&
       g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
 }
 
+// The counts of a run equal those of an uninterrupted, unpartitioned one.
+void expect_same_counts(const kernels::BackwardStats& got, const kernels::BackwardStats& want) {
+  EXPECT_EQ(got.stages, want.stages);
+  EXPECT_EQ(got.levels, want.levels);
+  EXPECT_EQ(got.decided, want.decided);
+  EXPECT_EQ(got.predecessors, want.predecessors);
+  EXPECT_EQ(got.max_frontier, want.max_frontier);
+}
+
 // A run killed at any level boundary and run again resumes there and ends with the values and
 // counts of a run that was never killed, whatever the threads of either run.
 template <ValueKind K>
@@ -460,11 +469,7 @@ void resume_everywhere(std::uint64_t seeds) {
       ASSERT_EQ(values, want) << "seed " << seed << " killed at save " << crash_at;
       EXPECT_GE(resumed->resumed_level, 0);
       EXPECT_EQ(resumed->init_seconds, 0.0);  // it did not count moves again
-      EXPECT_EQ(resumed->levels, clean->levels);
-      EXPECT_EQ(resumed->stages, clean->stages);
-      EXPECT_EQ(resumed->decided, clean->decided);
-      EXPECT_EQ(resumed->predecessors, clean->predecessors);
-      EXPECT_EQ(resumed->max_frontier, clean->max_frontier);
+      expect_same_counts(*resumed, *clean);
     }
   }
 }
@@ -513,10 +518,7 @@ void partitions_agree(std::uint64_t seeds) {
           run_kernel(g, values, 1 + static_cast<int>((seed + parts) % 3), nullptr, parts);
       ASSERT_TRUE(st);
       ASSERT_EQ(values, want) << "seed " << seed << ", " << parts << " partitions";
-      EXPECT_EQ(st->levels, clean->levels);
-      EXPECT_EQ(st->decided, clean->decided);
-      EXPECT_EQ(st->predecessors, clean->predecessors);
-      EXPECT_EQ(st->max_frontier, clean->max_frontier);
+      expect_same_counts(*st, *clean);
     }
   }
 }

@@ -33,6 +33,7 @@ class SealedWriter {
   SealedWriter(const SealedWriter&) = delete;
   SealedWriter& operator=(const SealedWriter&) = delete;
   Status put(const void* data, std::size_t n) {
+    if (n == 0) return {};  // an empty array's data may be null
     XXH3_64bits_update(state_, data, n);
     return f_.write(data, n);
   }
@@ -175,9 +176,8 @@ std::optional<std::vector<std::uint8_t>> FileCheckpoints::load_meta() {
   const std::string_view key(reinterpret_cast<const char*>(p + key_at), key_bytes);
   if (key != key_) return unusable(fmt::format("it belongs to '{}'", key));
   arrays_ = std::move(arrays);
-  std::vector<std::uint8_t> meta(meta_bytes);
-  std::memcpy(meta.data(), p + meta_at, meta_bytes);
-  return meta;
+  return std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(p + meta_at),
+                                   reinterpret_cast<const std::uint8_t*>(p + meta_at + meta_bytes));
 }
 
 Status FileCheckpoints::load_arrays(std::span<const std::span<std::uint8_t>> arrays) {
@@ -189,8 +189,9 @@ Status FileCheckpoints::load_arrays(std::span<const std::span<std::uint8_t>> arr
     return Error(Errc::mismatch, fmt::format("checkpoint {}: its arrays do not fit this run",
                                              path_.filename().string()));
   }
-  for (std::size_t k = 0; k < arrays.size(); ++k)
-    std::memcpy(arrays[k].data(), bytes.data() + arrays_[k].first, arrays[k].size());
+  for (std::size_t k = 0; k < arrays.size(); ++k)  // std::copy: an empty array may be null
+    std::copy_n(reinterpret_cast<const std::uint8_t*>(bytes.data() + arrays_[k].first),
+                arrays[k].size(), arrays[k].data());
   map_ = {};
   if (note_) note_(fmt::format("resuming from checkpoint {}", path_.filename().string()));
   return {};
