@@ -369,8 +369,13 @@ class Run {
   // ---- initialize: counters and what the converting moves guarantee --------------------------
   // Converting moves read finished segments at random. Each task therefore generates the moves
   // of kInitBatch positions first, prefetching the targets' values (when the value source can),
-  // and folds the values in afterwards.
+  // and folds the values in afterwards. When the finished segments are read block-wise from disk
+  // (the value source says so: block_wise()), a lookup that misses the block cache decodes a
+  // whole block; there the batch is the whole chunk and its lookups are sorted by segment and
+  // index, so that each block a chunk needs is decoded once (a fold is a max, min or or: its
+  // order does not matter).
   static constexpr std::uint64_t kInitBatch = 32;
+  static constexpr std::uint64_t kSortedBatchMax = std::uint64_t{1} << 20;
   static constexpr int kHole = INT_MIN + 1;  // an index that is not a position
   struct Conv {
     Seg segment;
@@ -429,26 +434,39 @@ class Run {
     std::uint8_t* const values = values_;
     Cell* const state = state_;
     int bad = 0;  // 1: a counter overflows, 2: a distance overflows
+    bool sorted = false;
+    if constexpr (requires { lower_.block_wise(); }) sorted = lower_.block_wise();
+    // Tasks of a chunk; with sorted lookups of 16 chunks (at most kSortedBatchMax positions, a
+    // batch each), so that each decoded block answers 16 times as many lookups.
+    const std::uint64_t task =
+        sorted ? std::max(chunk_, std::min(chunk_ * 16, kSortedBatchMax)) : chunk_;
+    const std::uint64_t tasks = (size_ + task - 1) / task;
+    const std::uint64_t batch = sorted ? task : kInitBatch;
     // A mutex, not `omp critical`: that one lock is shared by every OpenMP region of the
     // process, and segments built side by side run regions from several threads at once
     // (libomp 14 under ThreadSanitizer crashed there).
     std::mutex hist_mu;
-#pragma omp parallel num_threads(threads_) if (chunks_ > 1)
+#pragma omp parallel num_threads(threads_) if (tasks > 1)
     {
       std::array<std::uint64_t, 256> local{};
       std::vector<Conv> conv;
-      std::array<Acc, kInitBatch> acc;
+      std::vector<Acc> acc(batch);
 #pragma omp for schedule(dynamic, 1) reduction(| : bad)
-      for (std::uint64_t c = 0; c < chunks_; ++c) {
-        const std::uint64_t begin = c * chunk_, end = std::min(size_, begin + chunk_);
+      for (std::uint64_t c = 0; c < tasks; ++c) {
+        const std::uint64_t begin = c * task, end = std::min(size_, begin + task);
         Pos p = g_.unrank(seg_, begin);
-        for (std::uint64_t first = begin; first < end; first += kInitBatch) {
-          const std::uint64_t nb = std::min(kInitBatch, end - first);
+        for (std::uint64_t first = begin; first < end; first += batch) {
+          const std::uint64_t nb = std::min(batch, end - first);
           conv.clear();
           for (std::uint64_t k = 0; k < nb; ++k) {
             generate(p, static_cast<std::uint32_t>(k), acc[k], conv);
             if (first + k + 1 < end) g_.next(seg_, p);
           }
+          if (sorted)
+            std::sort(conv.begin(), conv.end(), [](const Conv& a, const Conv& b) {
+              const int sa = static_cast<int>(a.segment), sb = static_cast<int>(b.segment);
+              return sa != sb ? sa < sb : a.index < b.index;
+            });
           for (const Conv& m : conv)
             R::fold(acc[m.owner].exits, m.gain, static_cast<int>(lower_(m.segment, m.index)),
                     opt_.dtc);

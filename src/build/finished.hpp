@@ -7,6 +7,7 @@
 // kernel cannot stop mid-loop, and reported after the kernel).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -107,6 +108,11 @@ class Lookup {
     if constexpr (HasVirtualSegments<G>)
       if (G::virtual_segment(s)) return;
     if (const std::uint8_t* d = mem_[static_cast<std::size_t>(s)]) __builtin_prefetch(d + index);
+  }
+  // Whether some finished segment is read block-wise from disk (the kernel then sorts its
+  // lookups so that each block is decoded once per batch).
+  bool block_wise() const {
+    return std::any_of(readers_.begin(), readers_.end(), [](const auto* r) { return r; });
   }
   // The first failed block read of the kernel's run, if any.
   Status take_error() {
