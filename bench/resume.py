@@ -73,13 +73,19 @@ def main():
     total = t_pre
     ckpt = ["--checkpoint-every", str(a.checkpoint_every)]
     largest = 0
+    kills = 0
     for k in range(a.kills):
         after = seg_seconds * rng.uniform(0.1, 0.9)
         wall, code, out, biggest = build(db, str(n), after, ckpt)
         largest = max(largest, biggest)
         total += wall
-        resumed = "resuming from checkpoint" in out
-        print(f"  run {k + 1}: killed after {wall:.1f} s (exit {code}){', resumed' if resumed else ''}")
+        resumed = ", resumed" if "resuming from checkpoint" in out else ""
+        if code == 0:  # it finished before its kill: the remaining kills have nothing to kill
+            print(f"  run {k + 1}: finished in {wall:.1f} s, before its kill at {after:.1f} s"
+                  f"{resumed}; {a.kills - k - 1} kill(s) left out")
+            break
+        kills += 1
+        print(f"  run {k + 1}: killed after {wall:.1f} s (exit {code}){resumed}")
     wall, code, out, biggest = build(db, str(n), None, ckpt)
     largest = max(largest, biggest)
     total += wall
@@ -88,7 +94,7 @@ def main():
     files = sorted(f for f in os.listdir(ref) if f.endswith(".rseg"))
     same = all(filecmp.cmp(os.path.join(ref, f), os.path.join(db, f), shallow=False) for f in files)
     left = [f for f in os.listdir(db) if f.endswith(".ckpt")]
-    print(f"total work {total:.1f} s = {total / t_ref:.2f}x the uninterrupted build; "
+    print(f"{kills} kills; total work {total:.1f} s = {total / t_ref:.2f}x the uninterrupted build; "
           f"{len(files)} segment files {'byte-identical' if same else 'DIFFERENT'}; "
           f"largest checkpoint {largest / 2**20:.1f} MiB; checkpoints left: {len(left)}")
     if not a.keep:
