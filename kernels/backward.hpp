@@ -54,8 +54,8 @@ struct BackwardStats {
   double checkpoint_seconds = 0;
   int resumed_level = -1;
   std::uint64_t resumed_decided = 0;
-  std::string
-      resumed_at;  // the progress label of that level, e.g. "20 stones: threshold 3 level 0"
+  // The progress label of that level, e.g. "20 stones: threshold 3 level 0".
+  std::string resumed_at;
 };
 
 namespace bw {
@@ -371,9 +371,9 @@ class Run {
   // of kInitBatch positions first, prefetching the targets' values (when the value source can),
   // and folds the values in afterwards. When the finished segments are read block-wise from disk
   // (the value source says so: block_wise()), a lookup that misses the block cache decodes a
-  // whole block; there the batch is the whole chunk and its lookups are sorted by segment and
-  // index, so that each block a chunk needs is decoded once (a fold is a max, min or or: its
-  // order does not matter).
+  // whole block; there a task is 16 chunks, its batch the whole task, and its lookups are sorted
+  // by segment and index, so that each block the task needs is decoded once (a fold is a max, min
+  // or or: its order does not matter).
   static constexpr std::uint64_t kInitBatch = 32;
   static constexpr std::uint64_t kSortedBatchMax = std::uint64_t{1} << 20;
   static constexpr int kHole = INT_MIN + 1;  // an index that is not a position
@@ -560,7 +560,7 @@ class Run {
                       frontier_.size() * sizeof(std::uint64_t))};
   }
 
-  Status checkpoint(std::size_t stage_index, int level) {
+  Status checkpoint(std::size_t stage_index, int stage, int level) {
     if (!opt_.checkpoints || !opt_.checkpoints->due()) return {};
     const auto t0 = Clock::now();
     Snapshot m{};
@@ -577,9 +577,8 @@ class Run {
     m.hist = hist_;
     const auto a = snapshot_arrays();
     const std::array<std::span<const std::uint8_t>, 3> arrays{a[0], a[1], a[2]};
-    RETRA_TRY(opt_.checkpoints->save(
-        std::span(reinterpret_cast<const std::uint8_t*>(&m), sizeof m), arrays,
-        {R::phase(opt_.label, R::stage_list(g_, seg_)[stage_index], level), st_.decided}));
+    RETRA_TRY(opt_.checkpoints->save(std::span(reinterpret_cast<const std::uint8_t*>(&m), sizeof m),
+                                     arrays, {R::phase(opt_.label, stage, level), st_.decided}));
     ++st_.checkpoints;
     st_.checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     return {};
@@ -592,11 +591,11 @@ class Run {
     Snapshot m;
     if (!meta || meta->size() != sizeof m) return false;
     std::memcpy(&m, meta->data(), sizeof m);
+    const std::vector<int> stages = R::stage_list(g_, seg_);
     if (m.version != kSnapshotVersion || m.cell_bytes != sizeof(Cell) || m.size != size_ ||
         m.kind != static_cast<std::uint8_t>(K) || m.packed != packed_ || m.dtc != opt_.dtc ||
-        m.stage_index >= R::stage_list(g_, seg_).size())
+        m.stage_index >= stages.size())
       return false;
-    const int stage = R::stage_list(g_, seg_)[m.stage_index];
     frontier_.resize(m.frontier);
     // Whatever a failed read left in the arrays, initialize() overwrites every entry.
     if (!opt_.checkpoints->load_arrays(snapshot_arrays())) {
@@ -607,7 +606,7 @@ class Run {
     copy_counts(st_, m);
     st_.resumed_level = m.level;
     st_.resumed_decided = m.decided;
-    st_.resumed_at = R::phase(opt_.label, stage, m.level);
+    st_.resumed_at = R::phase(opt_.label, stages[m.stage_index], m.level);
     resume_stage_ = m.stage_index;
     resume_level_ = m.level;
     return true;
@@ -637,7 +636,7 @@ class Run {
         frontier_.clear();
       }
       for (;; ++level) {
-        RETRA_TRY(checkpoint(si, level));
+        RETRA_TRY(checkpoint(si, stage, level));
         const bool seeds = R::kSeedsEveryLevel
                                ? level < 256 && seed_at[static_cast<std::size_t>(level)]
                                : level == R::kFirstLevel;

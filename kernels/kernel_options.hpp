@@ -13,17 +13,17 @@
 
 namespace retra::kernels {
 
-// Where the backward kernel keeps its state at level boundaries, so that a run that is killed
-// resumes at the last saved boundary instead of at the start (src/build/checkpoint.hpp keeps it
-// in a file; the tests keep it in memory). The kernel asks due() at every level boundary and
-// saves when told to; at its start it asks for a saved state. The kernel's scalars (`meta`) are
-// opaque here; the arrays are its values, its counters and its frontier.
 // Where a saved state stands, for people: the level's progress label and the positions decided.
 struct CheckpointPoint {
   std::string at;
   std::uint64_t decided = 0;
 };
 
+// Where the backward kernel keeps its state at level boundaries, so that a run that is killed
+// resumes at the last saved boundary instead of at the start (src/build/checkpoint.hpp keeps it
+// in a file; the tests keep it in memory). The kernel asks due() at every level boundary and
+// saves when told to; at its start it asks for a saved state. The kernel's scalars (`meta`) are
+// opaque here; the arrays are its values, its counters and its frontier.
 class Checkpoints {
  public:
   virtual ~Checkpoints() = default;

@@ -172,10 +172,7 @@ Status Database::commit_segment(format::SegmentRecord record,
 
 Status Database::record_building(const std::string& name, nlohmann::json progress) {
   std::lock_guard lock(mu_);
-  if (progress.is_null())
-    manifest_.building.erase(name);
-  else
-    manifest_.building[name] = std::move(progress);
+  manifest_.building[name] = std::move(progress);
   return save_manifest();
 }
 

@@ -51,8 +51,8 @@ class Database {
   // segment list (the game's segment order); without it segments stay in commit order.
   Status commit_segment(format::SegmentRecord record,
                         bool (*order)(const std::string&, const std::string&) = nullptr);
-  // Records how far the build of a segment not yet committed got (its last checkpoint), or
-  // forgets it (null); commit_segment forgets it too.
+  // Records how far the build of a segment not yet committed got (its last checkpoint);
+  // commit_segment forgets it.
   Status record_building(const std::string& name, nlohmann::json progress);
 
  private:

@@ -65,14 +65,18 @@ FileCheckpoints::FileCheckpoints(std::filesystem::path path, std::string key,
 
 FileCheckpoints::~FileCheckpoints() { flush(); }
 
+void FileCheckpoints::give_up(const Error& e) {
+  disabled_ = true;
+  if (note_)
+    note_(fmt::format("checkpoint not saved, the build goes on without checkpoints: {}",
+                      e.message()));
+}
+
 void FileCheckpoints::flush() {
   if (!committing_.joinable()) return;
   committing_.join();
   if (commit_error_) {
-    disabled_ = true;
-    if (note_)
-      note_(fmt::format("checkpoint not saved, the build goes on without checkpoints: {}",
-                        commit_error_->message()));
+    give_up(*commit_error_);
     commit_error_.reset();
   } else {
     ++saves_;
@@ -111,10 +115,7 @@ Status FileCheckpoints::save(std::span<const std::uint8_t> meta,
     return w.seal();
   };
   if (Status st = write(); !st) {
-    disabled_ = true;
-    if (note_)
-      note_(fmt::format("checkpoint not saved, the build goes on without checkpoints: {}",
-                        st.error().message()));
+    give_up(st.error());
     return {};
   }
   last_ = Clock::now();

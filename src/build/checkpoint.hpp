@@ -56,6 +56,7 @@ class FileCheckpoints final : public kernels::Checkpoints {
 
  private:
   using Clock = std::chrono::steady_clock;
+  void give_up(const Error& e);  // a save failed: say so, and save no more
   std::filesystem::path path_;
   std::string key_;
   double interval_;
