@@ -292,6 +292,12 @@ TEST_F(Cli, BadCommandLines) {
   EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
   expect_failure(retra({"build", "awari", "--stones", "0-3", "--db", db(), "--memory", "lots"}), 2,
                  "--memory 'lots'");
+  expect_failure(
+      retra({"build", "awari", "--stones", "0-3", "--db", db(), "--checkpoint-every", "-1"}), 2,
+      "--checkpoint-every: '-1' is not a number of seconds >= 0");
+  expect_failure(
+      retra({"build", "awari", "--stones", "0-3", "--db", db(), "--partitions", "99999999"}), 2,
+      "--partitions");
   expect_failure(retra({"frobnicate"}), 2, "retra --help");
   expect_failure(retra({}), 2, "subcommand");
   EXPECT_EQ(retra({"--help"}).exit, 0);

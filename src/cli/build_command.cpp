@@ -232,7 +232,16 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                   "Backward kernel: save a segment's state at level boundaries at most every "
                   "SECONDS (default 60; 0: never), so that a killed build resumes there when "
                   "run again")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            double x = -1;
+            try {
+              x = std::stod(v);
+            } catch (const std::exception&) {
+            }
+            return x >= 0 ? "" : "'" + v + "' is not a number of seconds >= 0";
+          },
+          "SECONDS"));
   sub->add_option("--partitions", a->partitions,
                   "Backward kernel: split each segment into N owner-computes partitions that "
                   "exchange update batches (0: none; the bytes are the same for any N)")
