@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -56,6 +57,10 @@ struct BackwardStats {
   std::uint64_t resumed_decided = 0;
   // The progress label of that level, e.g. "20 stones: threshold 3 level 0".
   std::string resumed_at;
+  // Partitions (KernelOptions::partitions, or out of core the partitions it chose; 0: none) and
+  // the bytes of updates spilled to storage out of core.
+  std::uint64_t partitions = 0;
+  std::uint64_t spilled_bytes = 0;
 };
 
 namespace bw {
@@ -285,18 +290,104 @@ inline bool claim(Cell& st) {
            CellBits<Cell>::kDecided);
 }
 
-// Concatenates per-thread vectors.
-inline void gather(std::vector<std::vector<std::uint64_t>>& parts,
-                   std::vector<std::uint64_t>& out) {
-  std::size_t n = 0;
-  for (const auto& p : parts) n += p.size();
-  out.clear();
-  out.reserve(n);
-  for (auto& p : parts) {
-    out.insert(out.end(), p.begin(), p.end());
-    p.clear();
+// A level's frontier: a vector in memory, or, out of core, an array mapped from storage with
+// room for every position of the segment (a position enters a frontier once in a run), which many
+// threads append to at once and whose appended pages are released at once.
+class Frontier {
+ public:
+  void map(std::span<std::uint8_t> storage, kernels::OutOfCore* ooc) {
+    mapped_ = reinterpret_cast<std::uint64_t*>(storage.data());
+    capacity_ = storage.size() / sizeof(std::uint64_t);
+    ooc_ = ooc;
   }
-}
+  std::uint64_t size() const { return mapped_ ? n_.load(std::memory_order_relaxed) : vec_.size(); }
+  bool empty() const { return size() == 0; }
+  std::uint64_t* data() { return mapped_ ? mapped_ : vec_.data(); }
+  void clear() {
+    if (mapped_)
+      n_.store(0, std::memory_order_relaxed);
+    else
+      vec_.clear();
+  }
+  // Out of core the storage is reserved first; false when it cannot be.
+  bool resize(std::uint64_t n) {
+    if (mapped_) {
+      assert(n <= capacity_);
+      if (Status st = ooc_->reserve(mapped_, n * sizeof(std::uint64_t)); !st) return false;
+      reserved_.store(std::max(reserved_.load(), n * sizeof(std::uint64_t)));
+      n_.store(n, std::memory_order_relaxed);
+    } else {
+      vec_.resize(n);
+    }
+    return true;
+  }
+  // Thread-safe when mapped (a vector has one writer: gather()). Out of core the storage is
+  // reserved ahead in steps of doubling size; a failed reservation (a full disk) drops the
+  // entries and is kept for error(), which the kernel checks after every level.
+  void append(const std::vector<std::uint64_t>& v) {
+    if (v.empty()) return;
+    if (!mapped_) {
+      vec_.insert(vec_.end(), v.begin(), v.end());
+      return;
+    }
+    const std::uint64_t at = n_.fetch_add(v.size(), std::memory_order_relaxed);
+    assert(at + v.size() <= capacity_);
+    const std::uint64_t need = (at + v.size()) * sizeof(std::uint64_t);
+    if (need > reserved_.load(std::memory_order_acquire)) {
+      std::lock_guard lock(reserve_mu_);
+      const std::uint64_t have = reserved_.load(std::memory_order_relaxed);
+      if (need > have) {
+        const std::uint64_t want =
+            std::min(capacity_ * sizeof(std::uint64_t), std::max(need, 2 * have + (1u << 20)));
+        if (Status st = ooc_->reserve(mapped_, want); !st) {
+          if (!error_) error_ = std::move(st).error();
+          return;
+        }
+        reserved_.store(want, std::memory_order_release);
+      }
+    }
+    std::memcpy(mapped_ + at, v.data(), v.size() * sizeof(std::uint64_t));
+    ooc_->release(mapped_ + at, v.size() * sizeof(std::uint64_t));
+  }
+  // The first failed reservation, once the appending threads are done.
+  const std::optional<Error>& error() const { return error_; }
+  // Appends per-thread vectors and empties them.
+  void gather(std::vector<std::vector<std::uint64_t>>& parts) {
+    if (!mapped_) {
+      std::size_t n = vec_.size();
+      for (const auto& p : parts) n += p.size();
+      vec_.reserve(n);
+    }
+    for (auto& p : parts) {
+      append(p);
+      p.clear();
+    }
+  }
+  void swap(Frontier& o) noexcept {
+    vec_.swap(o.vec_);
+    std::swap(mapped_, o.mapped_);
+    std::swap(capacity_, o.capacity_);
+    std::swap(ooc_, o.ooc_);
+    std::swap(error_, o.error_);
+    auto swap_atomic = [](std::atomic<std::uint64_t>& a, std::atomic<std::uint64_t>& b) {
+      const std::uint64_t x = a.load(std::memory_order_relaxed);
+      a.store(b.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      b.store(x, std::memory_order_relaxed);
+    };
+    swap_atomic(n_, o.n_);
+    swap_atomic(reserved_, o.reserved_);
+  }
+
+ private:
+  std::vector<std::uint64_t> vec_;
+  std::uint64_t* mapped_ = nullptr;
+  std::uint64_t capacity_ = 0;
+  std::atomic<std::uint64_t> n_{0};
+  kernels::OutOfCore* ooc_ = nullptr;
+  std::atomic<std::uint64_t> reserved_{0};  // bytes with storage behind them
+  std::mutex reserve_mu_;
+  std::optional<Error> error_;
+};
 
 // The counter cell a game needs: one byte unless it declares positions with more moves than
 // seven bits count (one is reserved for a conversion into a draw).
@@ -345,14 +436,43 @@ class Run {
         chunk_(std::max<std::uint64_t>(1, opt.chunk)),
         chunks_((size_ + chunk_ - 1) / chunk_),
         parts_(static_cast<std::size_t>(threads_)),
-        partitions_(static_cast<std::size_t>(
-            std::clamp<std::uint64_t>(opt.partitions, 1, std::max<std::uint64_t>(1, size_)))),
-        part_size_((size_ + partitions_ - 1) / partitions_) {
+        ooc_(opt.out_of_core) {
     if constexpr (HasPacking<G>) packed_ = opt.tuning.pack_frontier && g.packable(seg);
     st_.counter_bits = 8 * sizeof(Cell) - 1;
+    const std::uint64_t n = std::max<std::uint64_t>(1, size_);
+    partitions_ = static_cast<std::size_t>(std::clamp<std::uint64_t>(opt.partitions, 1, n));
+    part_size_ = (n + partitions_ - 1) / partitions_;
+    if (ooc_) {
+      // Out of core: partitions of whole chunks, small enough that one per thread and one more
+      // fit the resident budget; as many as fit stay resident, least recently used out first.
+      const std::uint64_t per = 1 + sizeof(Cell);
+      const std::uint64_t budget = ooc_->resident_bytes() / per;
+      const auto slots = static_cast<std::uint64_t>(threads_) + 1;
+      std::uint64_t part = std::max(chunk_, budget / slots / chunk_ * chunk_);
+      if (opt.partitions > 1) part = std::min(part, std::max(chunk_, part_size_ / chunk_ * chunk_));
+      part_size_ = part;
+      partitions_ = static_cast<std::size_t>((n + part - 1) / part);
+      resident_limit_ = static_cast<std::size_t>(std::max(slots, budget / part));
+      resident_.assign(partitions_, 0);
+      pins_.assign(partitions_, 0);
+    }
+    st_.partitions = ooc_ || partitions_ > 1 ? partitions_ : 0;
   }
 
   Result<BackwardStats> run() {
+    if (ooc_) {
+      // Checkpoints read and write the arrays in pieces, each released when done.
+      if (opt_.checkpoints)
+        opt_.checkpoints->done_with = [this](const void* p, std::uint64_t n) {
+          ooc_->release(p, n);
+        };
+      auto a = ooc_->array("frontier-a", size_ * sizeof(std::uint64_t), true);
+      if (!a) return std::move(a).error();
+      auto b = ooc_->array("frontier-b", size_ * sizeof(std::uint64_t), true);
+      if (!b) return std::move(b).error();
+      frontier_.map(*a, ooc_);
+      next_.map(*b, ooc_);
+    }
     auto t0 = Clock::now();
     if (!restore()) {
       RETRA_TRY(initialize());
@@ -362,6 +482,7 @@ class Run {
     RETRA_TRY(propagate());
     finalize();
     st_.propagate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (ooc_) st_.spilled_bytes = ooc_->spilled_bytes();
     return st_;
   }
 
@@ -376,7 +497,8 @@ class Run {
   // or or: its order does not matter).
   static constexpr std::uint64_t kInitBatch = 32;
   static constexpr std::uint64_t kSortedBatchMax = std::uint64_t{1} << 20;
-  static constexpr int kHole = INT_MIN + 1;  // an index that is not a position
+  static constexpr std::uint64_t kInitBytes = 128;  // an Acc and a few Convs
+  static constexpr int kHole = INT_MIN + 1;         // an index that is not a position
   struct Conv {
     Seg segment;
     std::uint64_t index;
@@ -438,8 +560,13 @@ class Run {
     if constexpr (requires { lower_.block_wise(); }) sorted = lower_.block_wise();
     // Tasks of a chunk; with sorted lookups of 16 chunks (at most kSortedBatchMax positions, a
     // batch each), so that each decoded block answers 16 times as many lookups.
-    const std::uint64_t task =
-        sorted ? std::max(chunk_, std::min(chunk_ * 16, kSortedBatchMax)) : chunk_;
+    // Out of core the batch's scratch (about kInitBytes per position) comes out of the
+    // update batches' share: they are not in use yet.
+    const std::uint64_t most =
+        ooc_ ? std::min(kSortedBatchMax,
+                        ooc_->batch_bytes() / static_cast<std::uint64_t>(threads_) / kInitBytes)
+             : kSortedBatchMax;
+    const std::uint64_t task = sorted ? std::max(chunk_, std::min(chunk_ * 16, most)) : chunk_;
     const std::uint64_t tasks = (size_ + task - 1) / task;
     const std::uint64_t batch = sorted ? task : kInitBatch;
     // A mutex, not `omp critical`: that one lock is shared by every OpenMP region of the
@@ -454,6 +581,7 @@ class Run {
 #pragma omp for schedule(dynamic, 1) reduction(| : bad)
       for (std::uint64_t c = 0; c < tasks; ++c) {
         const std::uint64_t begin = c * task, end = std::min(size_, begin + task);
+        const Pin pin(*this, begin, end);
         Pos p = g_.unrank(seg_, begin);
         for (std::uint64_t first = begin; first < end; first += batch) {
           const std::uint64_t nb = std::min(batch, end - first);
@@ -596,7 +724,7 @@ class Run {
         m.kind != static_cast<std::uint8_t>(K) || m.packed != packed_ || m.dtc != opt_.dtc ||
         m.stage_index >= stages.size())
       return false;
-    frontier_.resize(m.frontier);
+    if (!frontier_.resize(m.frontier)) return false;
     // Whatever a failed read left in the arrays, initialize() overwrites every entry.
     if (!opt_.checkpoints->load_arrays(snapshot_arrays())) {
       frontier_.clear();
@@ -641,6 +769,7 @@ class Run {
                                ? level < 256 && seed_at[static_cast<std::size_t>(level)]
                                : level == R::kFirstLevel;
         if (seeds) scan_seeds(stage, level);
+        if (frontier_.error()) return *frontier_.error();
         if (frontier_.empty()) {
           if (R::kSeedsEveryLevel && level < last_seed_level) continue;
           break;
@@ -649,12 +778,15 @@ class Run {
         st_.max_frontier = std::max<std::uint64_t>(st_.max_frontier, frontier_.size());
         ++st_.levels;
         progress_phase(opt_.progress, R::phase(opt_.label, stage, level), frontier_.size());
-        if (partitions_ > 1)
+        if (ooc_)
+          RETRA_TRY(expand_out_of_core(stage, level));
+        else if (partitions_ > 1)
           expand_partitioned(stage, level);
         else
           expand(stage, level);
         // Past the last level the expansion's values do not fit a byte: an overflow only when it
         // decided something (a last frontier whose parents are all decided is fine).
+        if (next_.error()) return *next_.error();
         if (level > R::kMaxLevel && !next_.empty()) return distance_overflow();
         frontier_.swap(next_);
       }
@@ -682,6 +814,7 @@ class Run {
 #pragma omp for schedule(dynamic, 1)
       for (std::uint64_t c = 0; c < chunks_; ++c) {
         const std::uint64_t begin = c * chunk_, end = std::min(size_, begin + chunk_);
+        const Pin pin(*this, begin, end);
         std::uint64_t i = begin;
         // Seeds come in ascending order: a cursor that steps over short gaps with next() is
         // cheaper than unranking every seed when frontiers hold packed positions.
@@ -707,11 +840,10 @@ class Run {
           if (opt_.tuning.simd_scan) i = scan_vector(code, begin, end, take);
         }
         for (; i < end; ++i) take(i);
+        flush_if_large(out, frontier_);
       }
     }
-    std::vector<std::uint64_t> seeds;
-    gather(parts_, seeds);
-    frontier_.insert(frontier_.end(), seeds.begin(), seeds.end());
+    frontier_.gather(parts_);
     st_.scan_seconds += std::chrono::duration<double>(Clock::now() - t_scan).count();
   }
 
@@ -783,7 +915,8 @@ class Run {
       }
     }
     st_.predecessors += preds;
-    gather(parts_, next_);
+    next_.clear();
+    next_.gather(parts_);
   }
 
   // ---- expand, partitioned: owner computes --------------------------------------------------
@@ -840,7 +973,99 @@ class Run {
         }
     }
     st_.predecessors += preds;
-    gather(decided, next_);
+    next_.clear();
+    next_.gather(decided);
+  }
+
+  // ---- expand, out of core: the partitioned expansion with spill files ----------------------
+  // One round per level, so that each partition is applied once: the frontier is read in tasks
+  // (and its pages released behind them); a thread's buckets go to the partitions' spill files
+  // whenever they hold more than its share of OutOfCore::batch_bytes(). Then each partition is
+  // made resident (touch) and gets its spilled updates, then those still in the buckets; the
+  // positions it decides go to the next frontier. The order of a level's updates does not matter
+  // (expand_partitioned), so the values are those of the in-memory kernel.
+  Status expand_out_of_core(int stage, int level) {
+    const std::uint64_t n = frontier_.size();
+    const std::size_t parts = partitions_;
+    const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk_ / 16, 4, 4096);
+    const std::uint64_t share = std::max<std::uint64_t>(
+        1, ooc_->batch_bytes() / static_cast<std::uint64_t>(threads_) / sizeof(Update));
+    const std::uint64_t* const frontier = frontier_.data();
+    // Kept from level to level: freeing them would return their pages, and every level would
+    // fault them in again.
+    auto& buckets = ooc_buckets_;
+    buckets.resize(static_cast<std::size_t>(threads_) * parts);
+    std::mutex error_mu;
+    std::optional<Error> error;
+    auto keep = [&](Status st) {
+      if (st) return;
+      std::lock_guard lock(error_mu);
+      if (!error) error = std::move(st).error();
+    };
+    std::uint64_t preds = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
+    {
+      std::vector<Update>* const mine =
+          &buckets[static_cast<std::size_t>(omp_get_thread_num()) * parts];
+      std::uint64_t held = 0;
+#pragma omp for schedule(dynamic, 1)
+      for (std::uint64_t t = 0; t < n; t += kTask) {
+        const std::uint64_t tend = std::min(n, t + kTask);
+        for (std::uint64_t f = t; f < tend; ++f) {
+          const std::uint64_t loss = frontier[f] & kLossBit;
+          g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
+                             [&](std::uint64_t p, const Pos& pp) {
+                               mine[p / part_size_].push_back({p | loss, entry_of(p, pp)});
+                               ++held;
+                               ++preds;
+                             });
+        }
+        if (held >= share) {
+          for (std::size_t q = 0; q < parts; ++q)
+            if (!mine[q].empty()) {
+              keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
+                                    mine[q].size() * sizeof(Update)}));
+              mine[q].clear();
+            }
+          held = 0;
+        }
+        ooc_->release(frontier + t, (tend - t) * sizeof(std::uint64_t));
+        progress_advance(opt_.progress, tend - t);
+      }
+    }
+    st_.predecessors += preds;
+    next_.clear();
+#pragma omp parallel num_threads(threads_) if (parts > 1)
+    {
+      auto& out = parts_[static_cast<std::size_t>(omp_get_thread_num())];
+      // Every other level backwards: the partitions still resident from the last level are
+      // taken first (cycling in one direction, least-recently-used eviction would always have
+      // released the partition needed next).
+#pragma omp for schedule(dynamic, 1)
+      for (std::size_t turn = 0; turn < parts; ++turn) {
+        const std::size_t q = level % 2 ? parts - 1 - turn : turn;
+        const Pin pin(*this, q * part_size_, std::min(size_, (q + 1) * part_size_));
+        keep(ooc_->drain(q, sizeof(Update), [&](std::span<const std::uint8_t> bytes) {
+          for (std::size_t k = 0; k < bytes.size(); k += sizeof(Update)) {
+            Update u;
+            std::memcpy(&u, bytes.data() + k, sizeof u);
+            decide(u.target, u.entry, stage, level, out);
+            flush_if_large(out, next_);
+          }
+        }));
+        for (int t = 0; t < threads_; ++t) {
+          auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
+          for (const Update& u : bucket) {
+            decide(u.target, u.entry, stage, level, out);
+            flush_if_large(out, next_);
+          }
+          bucket.clear();
+        }
+      }
+    }
+    next_.gather(parts_);
+    if (error) return *error;
+    return {};
   }
 
   // One (child, parent) pair: a lost child makes the parent a win; otherwise the parent's counter
@@ -873,8 +1098,76 @@ class Run {
     const Cell* const state = state_;
     constexpr int kShift = 8 * sizeof(Cell) - 1;
 #pragma omp parallel for schedule(static) num_threads(threads_) if (chunks_ > 1)
-    for (std::uint64_t i = 0; i < size_; ++i)  // branch-free, so that it vectorizes
-      values[i] = static_cast<std::uint8_t>(values[i] & -static_cast<int>(state[i] >> kShift));
+    for (std::uint64_t c = 0; c < chunks_; ++c) {
+      const std::uint64_t begin = c * chunk_, end = std::min(size_, begin + chunk_);
+      const Pin pin(*this, begin, end);
+      for (std::uint64_t i = begin; i < end; ++i)  // branch-free, so that it vectorizes
+        values[i] = static_cast<std::uint8_t>(values[i] & -static_cast<int>(state[i] >> kShift));
+    }
+    release_all();
+  }
+
+  // ---- out of core: which partitions are resident ------------------------------------------
+  // A Pin is held while the positions [begin, end) are worked on: their partitions become the
+  // most recently used, and the least recently used beyond the budget that nobody holds are
+  // released. A held partition is never released: its pages would come back at once and stay,
+  // untracked (with every partition held, the budget is exceeded until one is let go).
+  // Releasing costs page faults, never data: the storage is a shared file mapping.
+  struct Pin {
+    Pin(Run& r, std::uint64_t begin, std::uint64_t end) : run(r), b(begin), e(end) {
+      run.touch(b, e, +1);
+    }
+    ~Pin() { run.touch(b, e, -1); }
+    Pin(const Pin&) = delete;
+    Pin& operator=(const Pin&) = delete;
+    Run& run;
+    const std::uint64_t b, e;
+  };
+  void touch(std::uint64_t begin, std::uint64_t end, int pin) {
+    if (!ooc_ || begin >= end) return;
+    std::vector<std::size_t> out;
+    {
+      std::lock_guard lock(lru_mu_);
+      for (std::size_t q = begin / part_size_; q <= (end - 1) / part_size_; ++q) {
+        pins_[q] += pin;
+        if (pin < 0) continue;
+        if (resident_[q]) lru_.erase(std::find(lru_.begin(), lru_.end(), q));
+        resident_[q] = 1;
+        lru_.push_back(q);
+      }
+      for (auto it = lru_.begin(); lru_.size() > resident_limit_ && it != lru_.end();) {
+        if (pins_[*it] > 0) {
+          ++it;
+          continue;
+        }
+        out.push_back(*it);
+        resident_[*it] = 0;
+        it = lru_.erase(it);
+      }
+    }
+    for (std::size_t q : out) release_partition(q);
+  }
+  void release_partition(std::size_t q) {
+    const std::uint64_t b = q * part_size_, n = std::min(size_, b + part_size_) - b;
+    ooc_->release(values_ + b, n);
+    ooc_->release(state_ + b, n * sizeof(Cell));
+  }
+  void release_all() {
+    if (!ooc_) return;
+    std::lock_guard lock(lru_mu_);
+    for (std::size_t q : lru_) {
+      resident_[q] = 0;
+      release_partition(q);
+    }
+    lru_.clear();
+  }
+  // Out of core, a thread's output goes to the frontier in pieces, not all at the end.
+  void flush_if_large(std::vector<std::uint64_t>& out, Frontier& to) {
+    constexpr std::size_t kFlush = std::size_t{1} << 16;  // entries: 512 KiB
+    if (ooc_ && out.size() >= kFlush) {
+      to.append(out);
+      out.clear();
+    }
   }
 
   const G& g_;
@@ -889,11 +1182,19 @@ class Run {
   bool packed_ = false;
   BackwardStats st_;
   std::array<std::uint64_t, 256> hist_{};  // positions per initial values[] byte
-  std::vector<std::uint64_t> frontier_, next_;
+  Frontier frontier_, next_;
   std::vector<std::vector<std::uint64_t>> parts_;  // per-thread output of scans and expansions
-  const std::size_t partitions_;                   // 1: the unpartitioned expand()
-  const std::uint64_t part_size_;                  // positions per partition (the last: fewer)
-  std::size_t resume_stage_ = 0;                   // restore(): where propagate() goes on
+  kernels::OutOfCore* const ooc_;                  // null: in memory
+  std::size_t partitions_;                         // 1: the unpartitioned expand()
+  std::uint64_t part_size_;                        // positions per partition (the last: fewer)
+  // Out of core: the partitions whose pages may be resident, least recently used first.
+  std::mutex lru_mu_;
+  std::vector<std::size_t> lru_;
+  std::vector<char> resident_;
+  std::vector<int> pins_;  // Pins held per partition
+  std::size_t resident_limit_ = 0;
+  std::vector<std::vector<Update>> ooc_buckets_;  // [thread * partitions + partition]
+  std::size_t resume_stage_ = 0;                  // restore(): where propagate() goes on
   int resume_level_ = kNotResuming;
 };
 
@@ -909,7 +1210,7 @@ constexpr std::size_t backward_state_bytes() {
 // encoding of value kind K (a game storing several kinds says which one segment seg holds).
 // lower(segment, index) returns the value of a position in a finished segment (converting moves).
 // The state array is allocated here, one or two bytes per position (bw::CellFor<G>), with huge
-// pages when opt.tuning says so.
+// pages when opt.tuning says so, or out of core mapped from opt.out_of_core.
 template <ValueKind K, Game G, class Lower>
 requires HasUnmoves<G> Result<BackwardStats> backward_as(const G& g,
                                                          const typename G::SegmentId& seg,
@@ -918,10 +1219,19 @@ requires HasUnmoves<G> Result<BackwardStats> backward_as(const G& g,
                                                          const BackwardOptions& opt) {
   using Cell = bw::CellFor<G>;
   assert(values.size() == g.segment_size(seg));
-  auto state = LargeArray<Cell>::allocate(values.size(), opt.tuning.huge_pages);
-  if (!state) return std::move(state).error();
-  bw::Run<G, K, std::remove_reference_t<Lower>, Cell> run(g, seg, values, state->data(), lower,
-                                                          opt);
+  Cell* cells = nullptr;
+  LargeArray<Cell> state;
+  if (opt.out_of_core) {
+    auto a = opt.out_of_core->array("cells", values.size() * sizeof(Cell), false);
+    if (!a) return std::move(a).error();
+    cells = reinterpret_cast<Cell*>(a->data());
+  } else {
+    auto s = LargeArray<Cell>::allocate(values.size(), opt.tuning.huge_pages);
+    if (!s) return std::move(s).error();
+    state = std::move(*s);
+    cells = state.data();
+  }
+  bw::Run<G, K, std::remove_reference_t<Lower>, Cell> run(g, seg, values, cells, lower, opt);
   return run.run();
 }
 

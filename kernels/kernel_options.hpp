@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +37,42 @@ class Checkpoints {
   virtual std::optional<std::vector<std::uint8_t>> load_meta() = 0;
   // Fills the arrays (sizes as saved; the kernel sized them from its scalars).
   virtual Status load_arrays(std::span<const std::span<std::uint8_t>> arrays) = 0;
+  // Out of core: called with each piece of an array once it is saved or loaded, so that the
+  // kernel can release its pages (empty: nothing to do).
+  std::function<void(const void*, std::uint64_t)> done_with;
+};
+
+// Where an out-of-core run of the backward kernel keeps its arrays and its update batches
+// (src/build/out_of_core.hpp keeps them in files in the database directory). The arrays are
+// mapped into memory and the kernel says which parts it is done with for now (release), so that
+// what stays resident is what it works on: one partition per thread, the most recently used
+// partitions up to resident_bytes(), and slices of its frontiers. Updates addressed to a
+// partition are appended to that partition's spill file and read back (drained) when the
+// partition is applied. Thread safety: array() and resident_bytes() are called by one thread;
+// release(), append() and drain() from many at once (drain() of one partition by one thread).
+class OutOfCore {
+ public:
+  virtual ~OutOfCore() = default;
+  // A zeroed array of `bytes` in storage, mapped for reading and writing; `name` tells the
+  // arrays of a run apart ("cells", "frontier-a", "frontier-b"). Storage for all of it is
+  // reserved unless `grows`: then only what reserve() asked for may be written (a frontier,
+  // sized for every position, rarely holds a tenth of them).
+  virtual Result<std::span<std::uint8_t>> array(const std::string& name, std::uint64_t bytes,
+                                                bool grows) = 0;
+  // Reserves storage for the first `bytes` of an array array() returned.
+  virtual Status reserve(const void* array, std::uint64_t bytes) = 0;
+  // Drops the pages of [p, p + bytes) from the process's memory; their contents stay in storage
+  // and come back on the next access.
+  virtual void release(const void* p, std::uint64_t bytes) = 0;
+  // Bytes of the kernel's arrays it may keep resident, and of update batches held before a spill.
+  virtual std::uint64_t resident_bytes() const = 0;
+  virtual std::uint64_t batch_bytes() const = 0;
+  virtual Status append(std::size_t partition, std::span<const std::uint8_t> bytes) = 0;
+  // Calls fn with the partition's spilled bytes in order, in pieces of whole records of
+  // `record` bytes, then empties its spill file.
+  virtual Status drain(std::size_t partition, std::size_t record,
+                       const std::function<void(std::span<const std::uint8_t>)>& fn) = 0;
+  virtual std::uint64_t spilled_bytes() const = 0;  // appended so far, for the statistics
 };
 
 struct KernelOptions {
@@ -55,6 +92,10 @@ struct KernelOptions {
   std::uint64_t partitions = 0;
   // Backward kernel only: saves and restores its state at level boundaries (null: never).
   Checkpoints* checkpoints = nullptr;
+  // Backward kernel only: keep the counters and frontiers in storage, partitioned, with update
+  // batches spilled per partition (null: everything in memory). The values array the kernel is
+  // given should live there too (the caller maps it from the same storage).
+  OutOfCore* out_of_core = nullptr;
 };
 
 }  // namespace retra::kernels

@@ -1,6 +1,7 @@
 // Anonymous mappings with transparent huge pages; RAM and RSS queries. Thread safety: reentrant.
 #include "src/memory.hpp"
 
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -98,6 +99,16 @@ std::uint64_t peak_rss_bytes() noexcept {
   struct rusage ru {};
   ::getrusage(RUSAGE_SELF, &ru);
   return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
+}
+
+void return_free_memory() noexcept {
+#ifdef __GLIBC__
+  // Fixing the mmap threshold also stops glibc from raising it (up to 32 MiB) each time a large
+  // block is freed: blocks of 4 MiB and more are then mapped on their own and returned on free,
+  // not kept in the heap.
+  ::mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  ::malloc_trim(0);
+#endif
 }
 
 std::uint64_t current_rss_bytes() noexcept {

@@ -100,6 +100,9 @@ struct MemoryCeiling {
 };
 MemoryCeiling memory_ceiling() noexcept;
 std::uint64_t peak_rss_bytes() noexcept;
+// Gives the allocator's free memory back to the system (glibc keeps freed chunks of up to 32 MiB
+// in its heaps, and a build's resident set would carry every earlier segment's vectors).
+void return_free_memory() noexcept;
 std::uint64_t current_rss_bytes() noexcept;
 
 }  // namespace retra

@@ -72,22 +72,26 @@ Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, const Memo
   plan.limit_source = lim.source;
   for (const auto& n : needs) {
     SegmentPlan s{n, true};
-    if (s.bytes() > limit) s.dependencies_in_memory = false;
+    const bool can = n.out_of_core_bytes > 0;  // the kernel can run out of core
+    if (s.bytes() > limit || n.prefer_out_of_core) s.out_of_core = can;
+    if (s.bytes() > limit) s.out_of_core = false, s.dependencies_in_memory = false;
+    if (s.bytes() > limit) s.out_of_core = can;
     if (s.bytes() > limit) {
+      const std::uint64_t least = s.out_of_core ? n.out_of_core_bytes : n.kernel_bytes;
+      const char* what = s.out_of_core ? "at least" : "for its own arrays";
       if (!allow_over)
         return Error(
             Errc::resource,
-            lim.hard
-                ? fmt::format("building segment {} needs {} for its own arrays (plus a {} "
-                              "block cache), more than the {} that {} leaves this process; "
-                              "raise that limit or build a smaller range",
-                              n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
-                              format_bytes(limit), lim.source)
-                : fmt::format("building segment {} needs {} for its own arrays (plus a {} "
-                              "block cache), more than the memory limit of {}; raise "
-                              "--memory (up to the machine's {}) or build a smaller range",
-                              n.name, format_bytes(n.kernel_bytes), format_bytes(s.cache_bytes()),
-                              format_bytes(limit), format_bytes(physical_memory_bytes())));
+            lim.hard ? fmt::format("building segment {} needs {} {} (plus a {} "
+                                   "block cache), more than the {} that {} leaves this process; "
+                                   "raise that limit or build a smaller range",
+                                   n.name, what, format_bytes(least), format_bytes(s.cache_bytes()),
+                                   format_bytes(limit), lim.source)
+                     : fmt::format("building segment {} needs {} {} (plus a {} "
+                                   "block cache), more than the memory limit of {}; raise "
+                                   "--memory (up to the machine's {}) or build a smaller range",
+                                   n.name, what, format_bytes(least), format_bytes(s.cache_bytes()),
+                                   format_bytes(limit), format_bytes(physical_memory_bytes())));
       s.fits = false;
     }
     if (s.bytes() > plan.peak_bytes) {
@@ -101,21 +105,27 @@ Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, const Memo
 
 std::string MemoryPlan::summary() const {
   if (segments.empty()) return "memory plan: nothing to build";
-  int on_disk = 0;
+  int on_disk = 0, out_of_core = 0;
   const SegmentPlan* peak = nullptr;
   for (const auto& s : segments) {
     if (!s.dependencies_in_memory) ++on_disk;
+    if (s.out_of_core) ++out_of_core;
     if (s.need.name == peak_segment) peak = &s;
   }
-  std::string line =
-      fmt::format("memory plan: peak {} at segment {} (kernel {}, capture targets {} {}), limit {}",
-                  format_bytes(peak_bytes), peak_segment, format_bytes(peak->need.kernel_bytes),
-                  format_bytes(peak->dependencies_in_memory ? peak->need.dependency_bytes
-                                                            : peak->cache_bytes()),
-                  peak->dependencies_in_memory ? "in memory" : "block cache", format_bytes(limit));
+  std::string line = fmt::format(
+      "memory plan: peak {} at segment {} (kernel {}{}, capture targets {} {}), limit {}",
+      format_bytes(peak_bytes), peak_segment,
+      format_bytes(peak->out_of_core ? peak->need.out_of_core_bytes : peak->need.kernel_bytes),
+      peak->out_of_core ? " out of core" : "",
+      format_bytes(peak->dependencies_in_memory ? peak->need.dependency_bytes
+                                                : peak->cache_bytes()),
+      peak->dependencies_in_memory ? "in memory" : "block cache", format_bytes(limit));
   if (!limit_source.empty()) line += fmt::format(" ({})", limit_source);
   if (on_disk)
     line += fmt::format("; {} segment(s) read their capture targets block-wise from disk", on_disk);
+  if (out_of_core)
+    line += fmt::format("; {} segment(s) out of core (kernel arrays in files, up to {} of disk)",
+                        out_of_core, format_bytes(disk_bytes));
   return line;
 }
 

@@ -1,7 +1,10 @@
 // Plans the memory of a build before it starts: for each segment the kernel's own arrays and the
-// finished segments its converting moves read. Those are decompressed into memory when everything
-// fits the limit, probed block-wise from disk when only the kernel arrays fit, and the build is
-// refused (before anything is written) when not even those fit.
+// finished segments its converting moves read. Everything in memory when it fits the limit; else
+// the kernel out of core (its arrays in files, partitions resident by turns) with the finished
+// segments in memory; else those probed block-wise from disk, with the kernel in memory or, where
+// that does not fit either, out of core; the build is refused (before anything is written) where
+// nothing fits. The kernel out of core comes before block-wise probing because it costs less:
+// Awari's 20 stones take 3x their in-memory time out of core, 6x probing block-wise.
 // Thread safety: pure functions.
 #pragma once
 
@@ -18,14 +21,21 @@ struct SegmentNeed {
   std::string name;
   std::uint64_t kernel_bytes = 0;      // values, counters/scratch and frontiers
   std::uint64_t dependency_bytes = 0;  // the finished segments its converting moves read
+  // Out of core: the least memory the kernel can run in (0: it cannot run out of core) and the
+  // disk its files take.
+  std::uint64_t out_of_core_bytes = 0;
+  std::uint64_t disk_bytes = 0;
+  bool prefer_out_of_core = false;  // out of core even where it would fit in memory
 };
 
 struct SegmentPlan {
   SegmentNeed need;
   bool dependencies_in_memory = true;
-  bool fits = true;  // false only in a plan made with allow_over: not even the kernel arrays fit
+  bool out_of_core = false;  // the kernel's arrays in files
+  bool fits = true;          // false only in a plan made with allow_over: not even out of core
   std::uint64_t bytes() const {
-    return need.kernel_bytes + (dependencies_in_memory ? need.dependency_bytes : cache_bytes());
+    return (out_of_core ? need.out_of_core_bytes : need.kernel_bytes) +
+           (dependencies_in_memory ? need.dependency_bytes : cache_bytes());
   }
   // Block-wise probing keeps a cache of decompressed blocks: an eighth of the dependencies,
   // between 1 and 64 MiB.
@@ -40,7 +50,8 @@ struct MemoryPlan {
   std::string limit_source;  // what set the limit (MemoryLimit::source)
   std::uint64_t peak_bytes = 0;
   std::string peak_segment;
-  std::string summary() const;  // one line for the build log
+  std::uint64_t disk_bytes = 0;  // the most an out-of-core segment's files take (0: none)
+  std::string summary() const;   // one line for the build log
 };
 
 // The limit a build plans with, and what set it (for messages).
@@ -55,8 +66,9 @@ struct MemoryLimit {
 // allocates instead of failing or being killed half way.
 MemoryLimit effective_memory_limit(std::uint64_t asked);
 
-// A segment whose own arrays exceed the limit is an error, or (allow_over: for `build --plan`)
-// a segment marked as not fitting. The error says what to raise.
+// A segment whose own arrays exceed the limit runs out of core when it can; one that cannot, or
+// whose out-of-core minimum exceeds the limit too, is an error, or (allow_over: for
+// `build --plan`) a segment marked as not fitting. The error says what to raise.
 Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, const MemoryLimit& limit,
                                bool allow_over = false);
 inline Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, std::uint64_t limit,

@@ -284,11 +284,12 @@ TEST_F(Cli, BadCommandLines) {
                         (dir_->path() / "big").string(), "--memory", "64M"}),
                  6, "more than the memory limit");
   EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
-  // Under the default limit (80% of RAM, less under ulimit or a cgroup) too: refused before
-  // anything is allocated, never left to the OOM killer.
+  // Under the default limit (80% of RAM, less under ulimit or a cgroup) the 48-stone segment
+  // would run out of core, and its files (2.8 TB) fit no disk here: refused before anything is
+  // written, with the numbers.
   expect_failure(
-      retra({"build", "awari", "--stones", "0-40", "--db", (dir_->path() / "big").string()}), 6,
-      "more than the memory limit");
+      retra({"build", "awari", "--stones", "0-48", "--db", (dir_->path() / "big").string()}), 6,
+      "out of core needs");
   EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
   expect_failure(retra({"build", "awari", "--stones", "0-3", "--db", db(), "--memory", "lots"}), 2,
                  "--memory 'lots'");
@@ -532,6 +533,20 @@ TEST_F(ChessCli, PlanBuildsNothing) {
       retra({"build", "chess", "--endgame", "KQvKR", "--plan", "--memory", "1M", "--db", fresh});
   EXPECT_EQ(small.exit, 6) << small.out << small.err;
   EXPECT_NE(small.out.find("does not fit"), std::string::npos) << small.out;
+  // Out of core by request: every segment, with the disk its files take.
+  const Outcome ooc = retra(
+      {"build", "chess", "--endgame", "KQvKR", "--plan", "--out-of-core", "--json", "--db", fresh});
+  ASSERT_EQ(ooc.exit, 0) << ooc.err;
+  const auto o = nlohmann::json::parse(ooc.out)["plan"];
+  EXPECT_GT(o["disk_bytes"].get<std::uint64_t>(), 0u);
+  for (const auto& s : o["segments"]) {
+    EXPECT_TRUE(s["out_of_core"].get<bool>()) << s;
+    EXPECT_GT(s["disk_bytes"].get<std::uint64_t>(), 0u) << s;
+  }
+  const Outcome forward = retra(
+      {"build", "awari", "--stones", "3", "--out-of-core", "--kernel", "forward", "--db", fresh});
+  EXPECT_EQ(forward.exit, 2) << forward.out << forward.err;
+  EXPECT_NE(forward.err.find("--out-of-core"), std::string::npos) << forward.err;
 }
 
 // The one-pass verifier finds a wrong value that every checksum accepts: a KQvK win made one

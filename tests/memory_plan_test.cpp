@@ -48,6 +48,103 @@ TEST(MemoryPlan, MovesDependenciesToDiskOrRefuses) {
   EXPECT_NE(refused.error().message().find("segment b"), std::string::npos);
 }
 
+// A kernel that can run out of core does so before its dependencies go to disk, then with them
+// on disk; refused only when not even that fits. Out of core by request where it would fit.
+TEST(MemoryPlan, RunsTheKernelOutOfCoreBeforeRefusing) {
+  const std::uint64_t G = 1ull << 30, M = 1ull << 20;
+  SegmentNeed a{"a", 100 * M, 50 * M, 0, 0};
+  SegmentNeed b{"b", 4 * G, G, 200 * M, 9 * G};
+  auto plan = plan_memory({a, b}, 2 * G);
+  ASSERT_TRUE(plan);
+  EXPECT_FALSE(plan->segments[0].out_of_core);
+  EXPECT_TRUE(plan->segments[1].out_of_core);
+  EXPECT_TRUE(plan->segments[1].dependencies_in_memory);
+  EXPECT_EQ(plan->peak_bytes, 200 * M + G);
+  EXPECT_NE(plan->summary().find("out of core"), std::string::npos);
+  auto tighter = plan_memory({a, b}, G);  // out of core with dependencies block-wise
+  ASSERT_TRUE(tighter);
+  EXPECT_TRUE(tighter->segments[1].out_of_core);
+  EXPECT_FALSE(tighter->segments[1].dependencies_in_memory);
+  EXPECT_EQ(tighter->peak_bytes, 200 * M + 64 * M);
+  auto refused = plan_memory({a, b}, 200 * M);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("needs at least 200.0 MiB"), std::string::npos)
+      << refused.error().message();
+  b.out_of_core_bytes = 0;  // a kernel that cannot: the dependencies go to disk, then refused
+  auto no = plan_memory({a, b}, 2 * G);
+  ASSERT_FALSE(no);
+  b.out_of_core_bytes = 200 * M;
+  b.prefer_out_of_core = true;
+  auto asked = plan_memory({a, b}, 64 * G);
+  ASSERT_TRUE(asked);
+  EXPECT_TRUE(asked->segments[1].out_of_core);
+  EXPECT_TRUE(asked->segments[1].dependencies_in_memory);
+}
+
+// Out of core through the build driver, forced (--out-of-core) and chosen by --memory: the
+// files of Awari, xiangqi and chess are those of the in-memory build, byte for byte; the
+// manifest says which segments ran out of core and their directories are gone.
+TEST(MemoryPlan, OutOfCoreBuildsGiveTheSameFiles) {
+  OptionValues three;
+  three["--pieces"] = {"3"};
+  const auto chess = find_module("chess")->targets(three);
+  ASSERT_TRUE(chess) << chess.error().message();
+  const std::vector<std::pair<std::string, std::vector<std::string>>> builds = {
+      {"awari", awari::stone_range(0, 12)}, {"xiangqi", {"KRKG", "KCKG"}}, {"chess", *chess}};
+  for (const auto& [game, targets] : builds) {
+    test::TempDir dir;
+    for (bool ooc : {false, true}) {
+      BuildRequest r = test::build_request(game, targets, dir / (ooc ? "ooc" : "memory"));
+      r.out_of_core = ooc;
+      r.partitions = ooc ? 5 : 0;  // several partitions even where one would do
+      r.block_entries = 1024;
+      auto built = build(r);
+      ASSERT_TRUE(built) << built.error().message();
+    }
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "memory")) {
+      if (e.path().extension() != ".rseg") continue;
+      ++files;
+      EXPECT_EQ(io::read_file(e.path()).value(),
+                io::read_file(dir / "ooc" / e.path().filename()).value())
+          << game << " " << e.path().filename();
+    }
+    EXPECT_GT(files, 2) << game;
+    auto db = Database::open(dir / "ooc");
+    ASSERT_TRUE(db);
+    for (const auto& rec : (*db)->manifest().segments)
+      EXPECT_EQ(rec.build["arrays"], "out-of-core") << game << " " << rec.name;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "ooc"))
+      EXPECT_NE(e.path().extension(), ".ooc") << e.path();
+  }
+  // Chosen by the limit: Awari's 20-stone kernel (371 MiB) does not fit 400 MiB beside its
+  // capture targets; 19 stones do, in memory.
+  test::TempDir plan_dir;
+  BuildRequest plan = test::awari_request(20, plan_dir / "db");
+  plan.memory_limit = 400ull << 20;
+  plan.plan_only = true;
+  std::optional<MemoryPlan> got;
+  plan.on_plan = [&](const MemoryPlan& p) { got = p; };
+  ASSERT_TRUE(build(plan));
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->segments.size(), 21u);
+  EXPECT_FALSE(got->segments[19].out_of_core);
+  EXPECT_TRUE(got->segments[20].out_of_core);
+  EXPECT_TRUE(got->segments[20].dependencies_in_memory);
+  EXPECT_GT(got->disk_bytes, 84672315u * 2);  // at least values and counters
+  EXPECT_LE(got->peak_bytes, 400ull << 20);
+}
+
+TEST(MemoryPlan, FreeDiskBytesOfAPathNotYetMade) {
+  test::TempDir dir;
+  const std::uint64_t here = io::free_disk_bytes(dir.path());
+  EXPECT_GT(here, 0u);
+  EXPECT_NE(here, ~std::uint64_t{0});
+  // A directory still to be made: its nearest existing ancestor's file system.
+  const std::uint64_t there = io::free_disk_bytes(dir / "not" / "yet");
+  EXPECT_NE(there, ~std::uint64_t{0});
+}
+
 TEST(MemoryPlan, BuildThatCannotFitChangesNothing) {
   test::TempDir dir;
   BuildRequest opt = test::awari_request(12, dir / "db");

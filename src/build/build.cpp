@@ -50,6 +50,9 @@ Status check_request(const BuildRequest& r, bool score, bool dtc) {
                  fmt::format("--kernel forward computes score values only; {} databases are "
                              "built by the backward kernel",
                              r.game));
+  if (r.out_of_core && r.kernel == Kernel::forward)
+    return Error(Errc::invalid_argument,
+                 "--out-of-core runs the backward kernel out of core; drop --kernel forward");
   if (r.metric == Metric::dtc && !dtc)
     return Error(Errc::invalid_argument,
                  fmt::format("--metric dtc is for games that store distances to conversion; {} "
@@ -62,6 +65,18 @@ std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_by
   const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
   const std::uint64_t frontier = k == Kernel::backward ? entries / 10 * 8 * 3 : 0;
   return entries * (1 + state_bytes) + frontier + writer;
+}
+
+std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads) {
+  const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
+  const std::uint64_t per_thread = 4ull << 20;
+  return writer + kOutOfCoreBaselineBytes +
+         per_thread * static_cast<std::uint64_t>(std::max(1, threads)) +
+         std::min<std::uint64_t>(kOutOfCoreWorkBytes, entries * (1 + state_bytes));
+}
+
+std::uint64_t out_of_core_disk_bytes(std::uint64_t entries, std::size_t state_bytes) {
+  return entries * (1 + state_bytes) + entries / 10 * 8 * 2 + entries / 10 * 16 * 4;
 }
 
 }  // namespace builder

@@ -53,6 +53,10 @@ struct BuildRequest {
   std::uint64_t memory_limit = 0;
   // Read finished segments block-wise from disk even when they would fit in memory (slower).
   bool low_memory = false;
+  // Backward kernel: run every segment out of core (its arrays in files in the database
+  // directory, partitions resident by turns), even when it would fit in memory (slower). Without
+  // it, segments run out of core only where the memory limit says so.
+  bool out_of_core = false;
   // Backward kernel: save its state at level boundaries at most this often (seconds; 0: never),
   // so that a build killed in a large segment resumes there when the same command runs again.
   double checkpoint_seconds = 60;

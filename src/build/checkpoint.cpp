@@ -17,6 +17,9 @@ namespace {
 constexpr char kMagic[8] = {'R', 'E', 'T', 'R', 'A', 'C', 'K', 'P'};
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kFixed = 32;  // magic, version, key bytes, meta bytes, arrays, reserved
+// Arrays go in pieces of 8 MiB, done_with after each: out of core, what a save or a load holds
+// resident at once.
+constexpr std::size_t kPiece = std::size_t{8} << 20;
 
 template <class T>
 T get(const std::byte* p) {
@@ -111,7 +114,12 @@ Status FileCheckpoints::save(std::span<const std::uint8_t> meta,
     for (const auto& a : arrays) RETRA_TRY(w.put_value(static_cast<std::uint64_t>(a.size())));
     RETRA_TRY(w.put(key_.data(), key_.size()));
     RETRA_TRY(w.put(meta.data(), meta.size()));
-    for (const auto& a : arrays) RETRA_TRY(w.put(a.data(), a.size()));
+    for (const auto& a : arrays)
+      for (std::size_t at = 0; at < a.size(); at += kPiece) {
+        const std::size_t n = std::min(kPiece, a.size() - at);
+        RETRA_TRY(w.put(a.data() + at, n));
+        if (done_with) done_with(a.data() + at, n);
+      }
     return w.seal();
   };
   if (Status st = write(); !st) {
@@ -191,8 +199,12 @@ Status FileCheckpoints::load_arrays(std::span<const std::span<std::uint8_t>> arr
                                              path_.filename().string()));
   }
   for (std::size_t k = 0; k < arrays.size(); ++k)  // std::copy: an empty array may be null
-    std::copy_n(reinterpret_cast<const std::uint8_t*>(bytes.data() + arrays_[k].first),
-                arrays[k].size(), arrays[k].data());
+    for (std::size_t at = 0; at < arrays[k].size(); at += kPiece) {
+      const std::size_t n = std::min(kPiece, arrays[k].size() - at);
+      std::copy_n(reinterpret_cast<const std::uint8_t*>(bytes.data() + arrays_[k].first + at), n,
+                  arrays[k].data() + at);
+      if (done_with) done_with(arrays[k].data() + at, n);
+    }
   map_ = {};
   if (note_) note_(fmt::format("resuming from checkpoint {}", path_.filename().string()));
   return {};

@@ -30,6 +30,7 @@
 #include "src/build/build.hpp"
 #include "src/build/checkpoint.hpp"
 #include "src/build/finished.hpp"
+#include "src/build/out_of_core.hpp"
 #include "src/database.hpp"
 #include "src/io/file.hpp"
 #include "src/memory.hpp"
@@ -50,6 +51,21 @@ Status check_request(const BuildRequest& r, bool score, bool dtc);
 // backward kernel's frontiers (measured at most 7.5% of the positions; planned at 10%, 8 bytes
 // per entry, current + next + per-thread parts), and the segment writer's compression buffers.
 std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes, int threads);
+
+// The backward kernel out of core (kernels::OutOfCore): the least memory it runs in (the writer's
+// buffers, 4 MiB per thread for frontier pieces and spill reads, kOutOfCoreBaselineBytes of what
+// the process holds beyond the plan's items, and kOutOfCoreWorkBytes of resident partitions and
+// update batches, which get whatever the limit leaves beyond that), and
+// the disk its files take: values and counters, two frontiers at the planned 10% of the positions,
+// and a level's spilled updates (planned at 4 per frontier entry, 16 bytes each).
+inline constexpr std::uint64_t kOutOfCoreWorkBytes = 32ull << 20;
+// Measured on Awari 0..24 at a third of its in-memory need: after twenty segments built in
+// memory, the out-of-core segments held up to about 150 MB more than their capture targets and
+// their own buffers (the allocator's heaps, a dependency's file pages while it is decoded, the
+// binary); planned so that the peak stays within --memory.
+inline constexpr std::uint64_t kOutOfCoreBaselineBytes = 160ull << 20;
+std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads);
+std::uint64_t out_of_core_disk_bytes(std::uint64_t entries, std::size_t state_bytes);
 
 // Threads lent to segments that run at the same time: small segments take one, large ones all.
 class ThreadPool {
@@ -205,6 +221,7 @@ class Driver {
     // Checkpoints of segments finished since (killed between the commit and their removal).
     for (int s : order_)
       if (!todo_[s]) remove_checkpoints(s);
+    for (int s : order_) remove_out_of_core(s);
 
     // Values of finished segments that later builds read, and how many builds still need each.
     store_.emplace(*db_, n_, req_.threads);
@@ -285,18 +302,46 @@ class Driver {
     for (std::size_t k = 0; k < order_.size(); ++k) {
       const int s = order_[k];
       if (!todo_[s]) continue;
-      needs.push_back({name_[s],
-                       kernel_bytes(req_.kernel, g.segment_size(Seg(s)), state, req_.threads),
-                       resident[k]});
+      const std::uint64_t entries = g.segment_size(Seg(s));
+      SegmentNeed need{name_[s], kernel_bytes(req_.kernel, entries, state, req_.threads),
+                       resident[k]};
+      if (req_.kernel == Kernel::backward) {
+        need.out_of_core_bytes = out_of_core_bytes(entries, state, req_.threads);
+        need.disk_bytes = out_of_core_disk_bytes(entries, state);
+        need.prefer_out_of_core = req_.out_of_core;
+      }
+      needs.push_back(need);
     }
     auto p = plan_memory(needs, effective_memory_limit(req_.memory_limit), req_.plan_only);
     if (!p) return std::move(p).error();
     spare_bytes_ = p->limit > p->peak_bytes ? p->limit - p->peak_bytes : 0;
     in_memory_.assign(static_cast<std::size_t>(n_), true);
+    out_of_core_.assign(static_cast<std::size_t>(n_), 0);
+    std::uint64_t disk = 0;
+    std::string disk_segment;
     std::size_t i = 0;  // p->segments follow the segments to build in order_, as `needs` did
     for (int s : order_)
-      if (todo_[s]) in_memory_[s] = p->segments[i++].dependencies_in_memory && !req_.low_memory;
+      if (todo_[s]) {
+        const SegmentPlan& sp = p->segments[i++];
+        in_memory_[s] = sp.dependencies_in_memory && !req_.low_memory;
+        if (sp.out_of_core) {
+          // What the limit leaves beyond the least the kernel needs goes to its work.
+          out_of_core_[s] = kOutOfCoreWorkBytes + (p->limit - sp.bytes());
+          if (sp.need.disk_bytes > disk) disk = sp.need.disk_bytes, disk_segment = sp.need.name;
+        }
+      }
+    p->disk_bytes = disk;
     if (req_.on_plan) req_.on_plan(*p);
+    if (disk > 0 && !req_.plan_only) {
+      const std::uint64_t free = io::free_disk_bytes(req_.db);
+      if (free < disk)
+        return Error(
+            Errc::resource,
+            fmt::format("building segment {} out of core needs {} of disk in '{}' for "
+                        "its arrays, frontiers and spilled updates, and {} is free; free "
+                        "space there, raise --memory, or build a smaller range",
+                        disk_segment, format_bytes(disk), req_.db.string(), format_bytes(free)));
+    }
     return {};
   }
 
@@ -386,6 +431,16 @@ class Driver {
     p.replace_extension(dtc ? ".dtc.ckpt" : ".ckpt");
     return p;
   }
+  // The out-of-core directory of segment s (kernel arrays and spill files while it is built).
+  std::filesystem::path out_of_core_dir(int s) const {
+    auto p = db_->segment_path(name_[s]);
+    p.replace_extension(".ooc");
+    return p;
+  }
+  void remove_out_of_core(int s) const {
+    std::error_code ec;
+    std::filesystem::remove_all(out_of_core_dir(s), ec);
+  }
   void remove_checkpoints(int s) const {
     std::error_code ec;
     for (bool dtc : {false, true}) std::filesystem::remove(checkpoint_path(s, dtc), ec);
@@ -395,7 +450,7 @@ class Driver {
   // backward one (with the distance-to-conversion fallback of the games that allow it).
   template <ValueKind KS>
   Result<KernelRun> run_kernel(int s, std::span<std::uint8_t> values, Lookup<G, KS>& lookup,
-                               int threads) {
+                               int threads, kernels::OutOfCore* ooc) {
     const G& g = *sel_.game;
     kernels::KernelOptions ko;
     ko.threads = threads;
@@ -404,6 +459,7 @@ class Driver {
     ko.label = D::segment_label(name_[s]);
     ko.tuning = req_.tuning;
     ko.partitions = req_.partitions;
+    ko.out_of_core = ooc;
     KernelRun kr;
     kr.kernel = std::string(kernel_name(req_.kernel));
     if constexpr (KS == ValueKind::score) {
@@ -489,6 +545,8 @@ class Driver {
                 {"propagate_seconds", st->propagate_seconds},
                 {"checkpoints", st->checkpoints},
                 {"checkpoint_seconds", st->checkpoint_seconds}};
+    if (st->partitions > 0) kr.stats["partitions"] = st->partitions;
+    if (ooc) kr.stats["spilled_bytes"] = st->spilled_bytes;
     if (st->resumed_level >= 0) {
       kr.stats["resumed_level"] = st->resumed_level;
       kr.stats["resumed_decided"] = st->resumed_decided;
@@ -517,11 +575,37 @@ class Driver {
       ~Release() { p.release(k); }
     } release{*pool_, threads};
     const auto t0 = Clock::now();  // the segment's own time, not its wait for threads
-    auto values = Values::allocate(entries, req_.tuning.huge_pages);
-    if (!values) return std::move(values).error();
+    // The values in memory, or out of core in a file beside the kernel's other arrays.
+    std::optional<Values> in_memory;
+    std::unique_ptr<FileOutOfCore> ooc;
+    std::span<std::uint8_t> values;
+    if (const std::uint64_t work = out_of_core_[s]) {
+      return_free_memory();  // what earlier segments freed must not count against this one
+      // A quarter for resident partitions, an eighth for update batches (their vectors grow to
+      // twice what they hold), the rest for what the allocator keeps, pages of frontiers and
+      // checkpoints in flight: measured on Awari 0..24 at a third of its in-memory need, a
+      // half for resident partitions went 6% over the limit.
+      auto store = FileOutOfCore::create(out_of_core_dir(s), work / 4, work / 8);
+      if (!store) return std::move(store).error();
+      ooc = std::move(*store);
+      auto v = ooc->array("values", entries, false);
+      if (!v) return std::move(v).error();
+      values = *v;
+    } else {
+      auto v = Values::allocate(entries, req_.tuning.huge_pages);
+      if (!v) return std::move(v).error();
+      in_memory.emplace(std::move(*v));
+      values = in_memory->span();
+    }
     const auto tk = Clock::now();
-    auto kr = run_kernel<KS>(s, values->span(), lookup, threads);
+    auto kr = run_kernel<KS>(s, values, lookup, threads, ooc.get());
     if (!kr) return std::move(kr).error();
+    if (ooc) return_free_memory();  // the kernel's update batches, before the writer's buffers
+    // Out of core, the statistics and the writer read the values through the file mapping; a
+    // trimmer releases what they have read every 2 ms, so that the pages do not add up to the
+    // segment's size in this process.
+    std::optional<Trimmer> trim;
+    if (ooc) trim.emplace(*ooc);
     SegmentReport r;
     r.name = name;
     r.entries = entries;
@@ -540,7 +624,7 @@ class Driver {
     r.rss_bytes = current_rss_bytes();
 
     const auto ts = Clock::now();
-    r.stats = D::stats_json(D::statistics(g, Seg(s), values->span(), threads));
+    r.stats = D::stats_json(D::statistics(g, Seg(s), values, threads));
     if (!r.metric.empty()) r.stats["metric"] = r.metric;
     const double stats_seconds = std::chrono::duration<double>(Clock::now() - ts).count();
 
@@ -563,7 +647,7 @@ class Driver {
     wo.rules = rules ? &*rules : nullptr;
     wo.order = req_.order;
     if constexpr (HasIndexDigits<G>) wo.digits = g.index_digits(Seg(s));
-    auto written = format::write_segment(db_->segment_path(name), info, values->span(), wo);
+    auto written = format::write_segment(db_->segment_path(name), info, values, wo);
     if (!written) return std::move(written).error();
     r.file_bytes = written->file_bytes;
     r.raw_bytes = written->raw_bytes;
@@ -585,6 +669,7 @@ class Driver {
                  {"seconds", r.seconds},
                  {"rss_bytes", r.rss_bytes},
                  {"capture_targets", in_memory_[s] ? "memory" : "block-wise"},
+                 {"arrays", ooc ? "out-of-core" : "memory"},
                  {"block_entries", req_.block_entries},
                  {"zstd_level", req_.zstd_level},
                  {"codec", format::codec_name(written->codec)},
@@ -602,8 +687,8 @@ class Driver {
     remove_checkpoints(s);  // after the commit: until then a kill resumes from them
     report(std::move(r));
     // Keep the values while later builds read them; forget dependencies nobody needs any more.
-    if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s])
-      store_->keep(s, std::move(*values));
+    if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s] && in_memory)
+      store_->keep(s, std::move(*in_memory));
     for (int d : deps(s))
       if (--users_[static_cast<std::size_t>(d)] == 0) store_->drop(d);
     return {};
@@ -615,6 +700,9 @@ class Driver {
   std::vector<int> order_;
   std::vector<std::string> name_;  // by segment id
   std::vector<bool> requested_, todo_, in_memory_;
+  // Out of core: the bytes of the kernel's work (resident partitions, update batches), by segment
+  // (0: in memory).
+  std::vector<std::uint64_t> out_of_core_;
   // The plan's headroom (its limit less its peak): the forward kernel may spend it on its graph.
   std::uint64_t spare_bytes_ = 0;
   std::unique_ptr<Database> db_;

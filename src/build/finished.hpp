@@ -38,6 +38,7 @@ class FinishedStore {
     auto arr = Values::allocate(size);
     if (!arr) return std::move(arr).error();
     RETRA_TRY((*reader)->read_all(arr->span(), threads_));
+    (*reader)->drop_resident_pages();  // decoded now: the compressed pages need not stay
     auto p = std::make_shared<Values>(std::move(*arr));
     mem_[static_cast<std::size_t>(s)] = p;
     return std::shared_ptr<const Values>(p);

@@ -30,6 +30,7 @@ struct BuildArgs {
   bool force = false;
   std::string memory = "80%";
   bool low_memory = false;
+  bool out_of_core = false;
   bool plan = false;
   double checkpoint_every = 60;
   std::uint64_t partitions = 0;
@@ -37,27 +38,36 @@ struct BuildArgs {
 };
 
 // `build --plan`: what each segment still to build needs, and how it would be built under the
-// limit (dependencies in memory, read block-wise from disk, or not at all). Exit 6 if any
-// segment cannot be built within the limit.
+// limit (dependencies in memory, read block-wise from disk, out of core, or not at all). Exit 6
+// if any segment cannot be built within the limit.
 int print_plan(const Common& c, const MemoryPlan& p, const Nouns& nouns) {
   nlohmann::json segs = nlohmann::json::array();
-  int in_memory = 0, block_wise = 0, over = 0;
+  int in_memory = 0, block_wise = 0, out_of_core = 0, over = 0;
   std::size_t w = 7;
   for (const auto& s : p.segments) w = std::max(w, s.need.name.size());
   if (!c.json)
     std::cout << fmt::format("{:<{}} {:>11} {:>13} {:>11}  {}\n", nouns.segment, w, "kernel",
                              "dependencies", "total", "how");
   for (const auto& s : p.segments) {
-    const char* how = !s.fits                    ? "does not fit"
-                      : s.dependencies_in_memory ? "in memory"
-                                                 : "dependencies block-wise from disk";
-    (!s.fits ? over : s.dependencies_in_memory ? in_memory : block_wise)++;
+    const std::string how = !s.fits ? "does not fit"
+                            : s.out_of_core
+                                ? fmt::format("out of core ({} of disk), dependencies {}",
+                                              format_bytes(s.need.disk_bytes),
+                                              s.dependencies_in_memory ? "in memory" : "block-wise")
+                            : s.dependencies_in_memory ? "in memory"
+                                                       : "dependencies block-wise from disk";
+    (!s.fits                    ? over
+     : s.out_of_core            ? out_of_core
+     : s.dependencies_in_memory ? in_memory
+                                : block_wise)++;
     segs.push_back({{"segment", s.need.name},
                     {"kernel_bytes", s.need.kernel_bytes},
                     {"dependency_bytes", s.need.dependency_bytes},
                     {"bytes", s.bytes()},
                     {"fits", s.fits},
-                    {"dependencies_in_memory", s.dependencies_in_memory}});
+                    {"dependencies_in_memory", s.dependencies_in_memory},
+                    {"out_of_core", s.out_of_core},
+                    {"disk_bytes", s.out_of_core ? s.need.disk_bytes : 0}});
     if (!c.json)
       std::cout << fmt::format("{:<{}} {:>11} {:>13} {:>11}  {}\n", s.need.name, w,
                                format_bytes(s.need.kernel_bytes),
@@ -70,12 +80,14 @@ int print_plan(const Common& c, const MemoryPlan& p, const Nouns& nouns) {
                   {"limit_source", p.limit_source},
                   {"peak_bytes", p.peak_bytes},
                   {"peak_segment", p.peak_segment},
+                  {"disk_bytes", p.disk_bytes},
                   {std::string(nouns.segments), segs}}}});
   else
     std::cout << fmt::format(
         "limit {} ({}): {} {} with dependencies in memory, {} reading them block-wise from "
-        "disk, {} that do not fit\n",
-        format_bytes(p.limit), p.limit_source, in_memory, nouns.segments, block_wise, over);
+        "disk, {} out of core, {} that do not fit\n",
+        format_bytes(p.limit), p.limit_source, in_memory, nouns.segments, block_wise, out_of_core,
+        over);
   return over ? 6 : kOk;
 }
 
@@ -107,6 +119,7 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   if (!limit) return report_error(c, limit.error());
   req.memory_limit = *limit;
   req.low_memory = a.low_memory;
+  req.out_of_core = a.out_of_core;
   req.checkpoint_seconds = a.checkpoint_every;
   req.partitions = a.partitions;
   if (!a.tune.empty()) {
@@ -128,8 +141,10 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
     return code;
   }
   req.on_plan = [&](const MemoryPlan& p) {
-    plan_json = {
-        {"peak_bytes", p.peak_bytes}, {"peak_segment", p.peak_segment}, {"limit_bytes", p.limit}};
+    plan_json = {{"peak_bytes", p.peak_bytes},
+                 {"peak_segment", p.peak_segment},
+                 {"limit_bytes", p.limit},
+                 {"disk_bytes", p.disk_bytes}};
     if (c.json) return;
     bar.println(
         fmt::format("building {} {} {} and the {} they need into {} with {} thread{} "
@@ -225,9 +240,14 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                   "cannot fit is refused before it starts");
   sub->add_flag("--plan", a->plan,
                 "Only print the memory plan: what each segment needs and whether it fits "
-                "--memory (in memory, dependencies from disk, or not at all); builds nothing");
+                "--memory (in memory, out of core, dependencies from disk, or not at all) and "
+                "the disk an out-of-core segment needs; builds nothing");
   sub->add_flag("--low-memory", a->low_memory,
                 "Read finished segments block-wise from disk instead of loading them (slower)");
+  sub->add_flag("--out-of-core", a->out_of_core,
+                "Backward kernel: keep every segment's arrays in files in DIR, partitions "
+                "resident by turns, even where they would fit in memory (slower; --memory "
+                "already chooses out of core where they do not fit)");
   sub->add_option("--checkpoint-every", a->checkpoint_every,
                   "Backward kernel: save a segment's state at level boundaries at most every "
                   "SECONDS (default 60; 0: never), so that a killed build resumes there when "

@@ -822,17 +822,26 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
   std::uint64_t bad = nblocks;
   std::vector<Error> errors;
   std::mutex mu;
+  // In groups of blocks, each group's compressed pages dropped from this process once decoded:
+  // a reader that decodes a whole segment holds its decoded bytes, not the file's as well.
+  const std::uint64_t group = 256;
+  for (std::uint64_t g0 = 0; g0 < nblocks; g0 += group) {
+    const std::uint64_t g1 = std::min(nblocks, g0 + group);
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
-  for (std::uint64_t b = 0; b < nblocks; ++b) {
-    const auto block = dest.subspan(b * block_bytes, table_[b].raw_bytes);
-    Status s = ordered ? read_stored_block(b, block) : read_block(b, block);
-    if (!s) {
-      std::lock_guard lock(mu);
-      if (b < bad) {
-        bad = b;
-        errors.assign(1, s.error());
+    for (std::uint64_t b = g0; b < g1; ++b) {
+      const auto block = dest.subspan(b * block_bytes, table_[b].raw_bytes);
+      Status s = ordered ? read_stored_block(b, block) : read_block(b, block);
+      if (!s) {
+        std::lock_guard lock(mu);
+        if (b < bad) {
+          bad = b;
+          errors.assign(1, s.error());
+        }
       }
     }
+    const std::uint64_t from = table_[g0].offset;
+    const BlockEntry& last = table_[g1 - 1];
+    file_.drop_resident_pages(from, last.offset + last.compressed_bytes - from);
   }
   if (bad != nblocks) return errors.front();
   if (!ordered) return {};

@@ -210,6 +210,9 @@ class SegmentReader {
   // All entries in index order, decompressed with `threads` threads; out.size() == entries *
   // entry_bytes.
   Status read_all(std::span<std::uint8_t> out, int threads) const;
+  // Unmaps the file's pages from this process (they stay in the page cache and come back on the
+  // next read): after read_all(), so that a decoded segment is not also resident compressed.
+  void drop_resident_pages() const noexcept { file_.drop_resident_pages(); }
   // One single-byte entry, through the block cache of stored blocks (thread-safe).
   Result<std::uint8_t> byte_at(std::uint64_t index) const;
 

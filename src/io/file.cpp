@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -172,6 +173,16 @@ Result<MappedFile> MappedFile::open(const fs::path& path) {
   return m;
 }
 
+void MappedFile::drop_resident_pages() const noexcept { drop_resident_pages(0, size_); }
+
+void MappedFile::drop_resident_pages(std::uint64_t offset, std::uint64_t bytes) const noexcept {
+  if (!data_ || offset >= size_) return;
+  constexpr std::uint64_t kPage = 4096;  // whole pages around the range: read-only, shared
+  const std::uint64_t begin = offset / kPage * kPage;
+  const std::uint64_t end = std::min<std::uint64_t>(size_, offset + bytes);
+  ::madvise(const_cast<std::byte*>(data_) + begin, end - begin, MADV_DONTNEED);
+}
+
 MappedFile::MappedFile(MappedFile&& o) noexcept
     : data_(std::exchange(o.data_, nullptr)),
       size_(std::exchange(o.size_, 0)),
@@ -265,6 +276,15 @@ DirectoryLock::DirectoryLock(DirectoryLock&& o) noexcept : fd_(std::exchange(o.f
 
 DirectoryLock::~DirectoryLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+std::uint64_t free_disk_bytes(const fs::path& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  while (!p.empty() && !fs::exists(p, ec) && p != p.parent_path()) p = p.parent_path();
+  struct statvfs st {};
+  if (p.empty() || ::statvfs(p.c_str(), &st) != 0) return ~std::uint64_t{0};
+  return static_cast<std::uint64_t>(st.f_bavail) * static_cast<std::uint64_t>(st.f_frsize);
 }
 
 }  // namespace retra::io

@@ -56,6 +56,10 @@ class MappedFile {
 
   std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
   const fs::path& path() const noexcept { return path_; }
+  // Drops the mapping's pages from this process's resident set; reading faults them back in from
+  // the page cache. Safe at any time: the mapping is read-only and shared.
+  void drop_resident_pages() const noexcept;
+  void drop_resident_pages(std::uint64_t offset, std::uint64_t bytes) const noexcept;
 
  private:
   const std::byte* data_ = nullptr;
@@ -78,6 +82,10 @@ class DirectoryLock {
   DirectoryLock() = default;
   int fd_ = -1;
 };
+
+// Bytes free for an unprivileged writer on the file system of `path`, or of its nearest existing
+// ancestor when it does not exist yet (UINT64_MAX when that cannot be found out).
+std::uint64_t free_disk_bytes(const fs::path& path);
 
 // "errno text" helper for messages.
 std::string system_error_text(int err);

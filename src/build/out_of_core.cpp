@@ -1,0 +1,182 @@
+// Files of out-of-core backward kernel runs (src/build/out_of_core.hpp).
+// Thread safety: see the header.
+#include "src/build/out_of_core.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "src/io/file.hpp"
+
+namespace retra::builder {
+
+namespace {
+
+Error sys_error(const char* what, const std::filesystem::path& p, int err) {
+  return Error(Errc::io, fmt::format("{} '{}': {}", what, p.string(), io::system_error_text(err)));
+}
+
+constexpr std::uint64_t kPage = 4096;
+
+}  // namespace
+
+Result<std::unique_ptr<FileOutOfCore>> FileOutOfCore::create(std::filesystem::path dir,
+                                                             std::uint64_t resident,
+                                                             std::uint64_t batch) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // a killed build's: nothing in it is reusable
+  if (!std::filesystem::create_directories(dir, ec) || ec)
+    return Error(Errc::io, fmt::format("cannot create the out-of-core directory '{}': {}",
+                                       dir.string(), ec ? ec.message() : "it exists"));
+  return std::unique_ptr<FileOutOfCore>(new FileOutOfCore(std::move(dir), resident, batch));
+}
+
+FileOutOfCore::~FileOutOfCore() {
+  for (const Mapping& m : maps_) {
+    ::munmap(m.data, m.bytes);
+    ::close(m.fd);
+  }
+  for (auto& s : spills_)
+    if (s && s->fd >= 0) ::close(s->fd);
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+Result<std::span<std::uint8_t>> FileOutOfCore::array(const std::string& name, std::uint64_t bytes,
+                                                     bool grows) {
+  if (bytes == 0) return std::span<std::uint8_t>{};
+  const auto path = dir_ / name;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return sys_error("cannot create", path, errno);
+  // Sized sparse, then the blocks reserved (all of them, or as reserve() asks): a page of a
+  // shared mapping that the file system cannot back is a SIGBUS, a failed reservation an error.
+  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return sys_error("cannot size", path, err);
+  }
+  if (!grows)
+    if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
+      ::close(fd);
+      return sys_error("cannot reserve disk space for", path, err);
+    }
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    ::close(fd);
+    return sys_error("cannot map", path, err);
+  }
+  maps_.push_back({p, bytes, fd, path});
+  return std::span<std::uint8_t>(static_cast<std::uint8_t*>(p), bytes);
+}
+
+Status FileOutOfCore::reserve(const void* array, std::uint64_t bytes) {
+  for (const Mapping& m : maps_)
+    if (m.data == array) {
+      const std::uint64_t n = std::min(bytes, m.bytes);
+      if (const int err = ::posix_fallocate(m.fd, 0, static_cast<off_t>(n)); err != 0)
+        return sys_error("cannot reserve disk space for", m.path, err);
+      return {};
+    }
+  return Error(Errc::internal, "reserve: not an array of this out-of-core store");
+}
+
+void FileOutOfCore::release(const void* p, std::uint64_t bytes) {
+  if (bytes == 0) return;
+  // Whole pages around the range, within the mapping that holds it: a shared mapping loses
+  // nothing by it, the pages' contents are the file's, and a thread still using one faults it
+  // back in. Memory that is not ours (the caller's values in memory) is left alone: there the
+  // same call would zero private pages.
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const Mapping& m : maps_) {
+    const auto base = reinterpret_cast<std::uintptr_t>(m.data);
+    if (a < base || a + bytes > base + m.bytes) continue;
+    const std::uintptr_t begin = a / kPage * kPage;
+    const std::uintptr_t end = std::min(base + m.bytes, (a + bytes + kPage - 1) / kPage * kPage);
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    return;
+  }
+}
+
+void FileOutOfCore::release_all() {
+  for (const Mapping& m : maps_) ::madvise(m.data, m.bytes, MADV_DONTNEED);
+}
+
+FileOutOfCore::Spill& FileOutOfCore::spill(std::size_t partition) {
+  std::lock_guard lock(spills_mu_);
+  if (spills_.size() <= partition) spills_.resize(partition + 1);
+  if (!spills_[partition]) spills_[partition] = std::make_unique<Spill>();
+  return *spills_[partition];
+}
+
+Status FileOutOfCore::append(std::size_t partition, std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) return {};
+  Spill& s = spill(partition);
+  std::lock_guard lock(s.mu);
+  const auto path = dir_ / fmt::format("spill-{}", partition);
+  if (s.fd < 0) {
+    s.fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s.fd < 0) return sys_error("cannot create", path, errno);
+  }
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w =
+        ::pwrite(s.fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(s.size + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return sys_error("cannot write", path, w < 0 ? errno : ENOSPC);
+    done += static_cast<std::size_t>(w);
+  }
+  s.size += bytes.size();
+  spilled_ += bytes.size();
+  return {};
+}
+
+Status FileOutOfCore::drain(std::size_t partition, std::size_t record,
+                            const std::function<void(std::span<const std::uint8_t>)>& fn) {
+  Spill& s = spill(partition);
+  std::lock_guard lock(s.mu);
+  if (s.fd < 0 || s.size == 0) return {};
+  const auto path = dir_ / fmt::format("spill-{}", partition);
+  const std::size_t piece = (std::size_t{1} << 20) / record * record;
+  std::vector<std::uint8_t> buf(piece);
+  for (std::uint64_t at = 0; at < s.size;) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(piece, s.size - at));
+    std::size_t got = 0;
+    while (got < want) {
+      const ssize_t r = ::pread(s.fd, buf.data() + got, want - got, static_cast<off_t>(at + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return sys_error("cannot read", path, r < 0 ? errno : EIO);
+      got += static_cast<std::size_t>(r);
+    }
+    fn(std::span<const std::uint8_t>(buf.data(), want));
+    at += want;
+  }
+  // Emptied, so that the next level appends from the start and the disk holds one level's
+  // spills at most.
+  if (::ftruncate(s.fd, 0) != 0) return sys_error("cannot empty", path, errno);
+  s.size = 0;
+  return {};
+}
+
+Trimmer::Trimmer(FileOutOfCore& store, std::chrono::milliseconds every)
+    : thread_([this, &store, every] {
+        std::unique_lock lock(mu_);
+        while (!cv_.wait_for(lock, every, [this] { return stop_; })) store.release_all();
+      }) {}
+
+Trimmer::~Trimmer() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+}  // namespace retra::builder
