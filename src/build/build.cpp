@@ -67,10 +67,11 @@ std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_by
   return entries * (1 + state_bytes) + frontier + writer;
 }
 
-std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads) {
+std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads,
+                                std::uint64_t limit) {
   const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
   const std::uint64_t per_thread = 4ull << 20;
-  return writer + kOutOfCoreBaselineBytes +
+  return writer + std::min(kOutOfCoreBaselineBytes, limit / 4) +
          per_thread * static_cast<std::uint64_t>(std::max(1, threads)) +
          std::min<std::uint64_t>(kOutOfCoreWorkBytes, entries * (1 + state_bytes));
 }

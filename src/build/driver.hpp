@@ -54,7 +54,8 @@ std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_by
 
 // The backward kernel out of core (kernels::OutOfCore): the least memory it runs in (the writer's
 // buffers, 4 MiB per thread for frontier pieces and spill reads, kOutOfCoreBaselineBytes of what
-// the process holds beyond the plan's items, and kOutOfCoreWorkBytes of resident partitions and
+// the process holds beyond the plan's items (at most a quarter of the limit, `limit`), and
+// kOutOfCoreWorkBytes of resident partitions and
 // update batches, which get whatever the limit leaves beyond that), and
 // the disk its files take: values and counters, two frontiers at the planned 10% of the positions,
 // and a level's spilled updates (planned at 4 per frontier entry, 16 bytes each).
@@ -64,7 +65,8 @@ inline constexpr std::uint64_t kOutOfCoreWorkBytes = 32ull << 20;
 // their own buffers (the allocator's heaps, a dependency's file pages while it is decoded, the
 // binary); planned so that the peak stays within --memory.
 inline constexpr std::uint64_t kOutOfCoreBaselineBytes = 160ull << 20;
-std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads);
+std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads,
+                                std::uint64_t limit);
 std::uint64_t out_of_core_disk_bytes(std::uint64_t entries, std::size_t state_bytes);
 
 // Threads lent to segments that run at the same time: small segments take one, large ones all.
@@ -299,6 +301,7 @@ class Driver {
     const std::size_t state =
         req_.kernel == Kernel::forward ? 1 : kernels::backward_state_bytes<G>();
     const std::vector<std::uint64_t> resident = resident_bytes();
+    const MemoryLimit limit = effective_memory_limit(req_.memory_limit);
     for (std::size_t k = 0; k < order_.size(); ++k) {
       const int s = order_[k];
       if (!todo_[s]) continue;
@@ -306,13 +309,13 @@ class Driver {
       SegmentNeed need{name_[s], kernel_bytes(req_.kernel, entries, state, req_.threads),
                        resident[k]};
       if (req_.kernel == Kernel::backward) {
-        need.out_of_core_bytes = out_of_core_bytes(entries, state, req_.threads);
+        need.out_of_core_bytes = out_of_core_bytes(entries, state, req_.threads, limit.bytes);
         need.disk_bytes = out_of_core_disk_bytes(entries, state);
         need.prefer_out_of_core = req_.out_of_core;
       }
       needs.push_back(need);
     }
-    auto p = plan_memory(needs, effective_memory_limit(req_.memory_limit), req_.plan_only);
+    auto p = plan_memory(needs, limit, req_.plan_only);
     if (!p) return std::move(p).error();
     spare_bytes_ = p->limit > p->peak_bytes ? p->limit - p->peak_bytes : 0;
     in_memory_.assign(static_cast<std::size_t>(n_), true);
