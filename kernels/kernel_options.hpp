@@ -48,8 +48,9 @@ class Checkpoints {
 // what stays resident is what it works on: one partition per thread, the most recently used
 // partitions up to resident_bytes(), and slices of its frontiers. Updates addressed to a
 // partition are appended to that partition's spill file and read back (drained) when the
-// partition is applied. Thread safety: array() and resident_bytes() are called by one thread;
-// release(), append() and drain() from many at once (drain() of one partition by one thread).
+// partition is applied. Thread safety: array() is called by one thread before the others;
+// reserve(), release(), append() and drain() from many at once (drain() of one partition by one
+// thread at a time).
 class OutOfCore {
  public:
   virtual ~OutOfCore() = default;
