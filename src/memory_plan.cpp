@@ -27,7 +27,7 @@ MemoryLimit effective_memory_limit(std::uint64_t asked) {
   MemoryLimit l = asked ? MemoryLimit{asked, "--memory", false}
                         : MemoryLimit{default_memory_limit(), "80% of the machine's memory", false};
   const MemoryCeiling c = memory_ceiling();
-  if (c.bytes < l.bytes) l = {c.bytes, c.source, true};
+  if (c.bytes < l.bytes) l = {c.bytes, c.source, true, c.source == "ulimit -v"};
   return l;
 }
 

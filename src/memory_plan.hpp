@@ -59,6 +59,9 @@ struct MemoryLimit {
   std::uint64_t bytes = 0;
   std::string source;  // "--memory", "80% of the machine's memory", "ulimit -v", ...
   bool hard = false;   // set by a limit of the process (ulimit, cgroup), not by --memory
+  // Set by the address-space limit (ulimit -v), which file mappings count against too: the
+  // out-of-core kernel, whose arrays are mappings, cannot run under it.
+  bool address_space = false;
 };
 
 // `asked` (0: the default, 80% of physical RAM), never above what the process may use at all

@@ -308,7 +308,7 @@ class Driver {
       const std::uint64_t entries = g.segment_size(Seg(s));
       SegmentNeed need{name_[s], kernel_bytes(req_.kernel, entries, state, req_.threads),
                        resident[k]};
-      if (req_.kernel == Kernel::backward) {
+      if (req_.kernel == Kernel::backward && !limit.address_space) {
         need.out_of_core_bytes = out_of_core_bytes(entries, state, req_.threads, limit.bytes);
         need.disk_bytes = out_of_core_disk_bytes(entries, state);
         need.prefer_out_of_core = req_.out_of_core;
