@@ -582,8 +582,13 @@ class Driver {
     std::optional<Values> in_memory;
     std::unique_ptr<FileOutOfCore> ooc;
     std::span<std::uint8_t> values;
-    if (const std::uint64_t work = out_of_core_[s]) {
+    if (out_of_core_[s] > 0) {
       return_free_memory();  // what earlier segments freed must not count against this one
+      // Small segments run side by side, one thread each: they share the work budget by the
+      // threads they were lent (a large one has them all).
+      const std::uint64_t work = out_of_core_[s] /
+                                 static_cast<std::uint64_t>(std::max(1, req_.threads)) *
+                                 static_cast<std::uint64_t>(threads);
       // A quarter for resident partitions, an eighth for update batches (their vectors grow to
       // twice what they hold), the rest for what the allocator keeps, pages of frontiers and
       // checkpoints in flight: measured on Awari 0..24 at a third of its in-memory need, a
