@@ -953,14 +953,7 @@ class Run {
 #pragma omp for schedule(dynamic, 1)
         for (std::uint64_t t = s0; t < s1; t += kTask) {
           const std::uint64_t tend = std::min(s1, t + kTask);
-          for (std::uint64_t f = t; f < tend; ++f) {
-            const std::uint64_t loss = frontier[f] & kLossBit;
-            g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
-                               [&](std::uint64_t p, const Pos& pp) {
-                                 mine[p / part_size_].push_back({p | loss, entry_of(p, pp)});
-                                 ++preds;
-                               });
-          }
+          preds += send(frontier, t, tend, mine);
           progress_advance(opt_.progress, tend - t);
         }
       }
@@ -975,6 +968,22 @@ class Run {
     st_.predecessors += preds;
     next_.clear();
     next_.gather(decided);
+  }
+
+  // The unmoves of the frontier entries [b, e) as updates in the buckets of their owners (mine:
+  // the calling thread's bucket per partition); returns how many.
+  std::uint64_t send(const std::uint64_t* frontier, std::uint64_t b, std::uint64_t e,
+                     std::vector<Update>* mine) const {
+    std::uint64_t sent = 0;
+    for (std::uint64_t f = b; f < e; ++f) {
+      const std::uint64_t loss = frontier[f] & kLossBit;
+      g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
+                         [&](std::uint64_t p, const Pos& pp) {
+                           mine[p / part_size_].push_back({p | loss, entry_of(p, pp)});
+                           ++sent;
+                         });
+    }
+    return sent;
   }
 
   // ---- expand, out of core: the partitioned expansion with spill files ----------------------
@@ -1011,15 +1020,9 @@ class Run {
 #pragma omp for schedule(dynamic, 1)
       for (std::uint64_t t = 0; t < n; t += kTask) {
         const std::uint64_t tend = std::min(n, t + kTask);
-        for (std::uint64_t f = t; f < tend; ++f) {
-          const std::uint64_t loss = frontier[f] & kLossBit;
-          g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
-                             [&](std::uint64_t p, const Pos& pp) {
-                               mine[p / part_size_].push_back({p | loss, entry_of(p, pp)});
-                               ++held;
-                               ++preds;
-                             });
-        }
+        const std::uint64_t sent = send(frontier, t, tend, mine);
+        preds += sent;
+        held += sent;
         if (held >= share) {
           for (std::size_t q = 0; q < parts; ++q)
             if (!mine[q].empty()) {

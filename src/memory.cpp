@@ -83,7 +83,7 @@ MemoryCeiling memory_ceiling() noexcept {
     const std::uint64_t cur = rl.rlim_cur, left = cur > mapped ? cur - mapped : 0;
     const std::uint64_t reserve = left / 5 + (256ull << 20);
     const std::uint64_t usable = left > reserve ? left - reserve : 0;
-    if (usable < c.bytes) c = {usable, name};
+    if (usable < c.bytes) c = {usable, name, resource == RLIMIT_AS};
   }
   // cgroup v2, then v1 (whose "unlimited" is a huge number, above the machine's memory).
   std::optional<std::uint64_t> cg = number_in("/sys/fs/cgroup/memory.max");

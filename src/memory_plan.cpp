@@ -27,7 +27,7 @@ MemoryLimit effective_memory_limit(std::uint64_t asked) {
   MemoryLimit l = asked ? MemoryLimit{asked, "--memory", false}
                         : MemoryLimit{default_memory_limit(), "80% of the machine's memory", false};
   const MemoryCeiling c = memory_ceiling();
-  if (c.bytes < l.bytes) l = {c.bytes, c.source, true, c.source == "ulimit -v"};
+  if (c.bytes < l.bytes) l = {c.bytes, c.source, true, c.address_space};
   return l;
 }
 
@@ -71,11 +71,19 @@ Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, const Memo
   plan.limit = limit;
   plan.limit_source = lim.source;
   for (const auto& n : needs) {
+    // The ways to build it, cheapest first (the header says why in this order); the kernel in
+    // memory only where it can run nowhere else or was not asked to run out of core.
+    const bool can = n.out_of_core_bytes > 0, in_memory_ok = !(can && n.prefer_out_of_core);
+    struct Way {
+      bool out_of_core, dependencies_in_memory;
+    };
     SegmentPlan s{n, true};
-    const bool can = n.out_of_core_bytes > 0;  // the kernel can run out of core
-    if (s.bytes() > limit || n.prefer_out_of_core) s.out_of_core = can;
-    if (s.bytes() > limit) s.out_of_core = false, s.dependencies_in_memory = false;
-    if (s.bytes() > limit) s.out_of_core = can;
+    for (const Way w : {Way{false, true}, Way{true, true}, Way{false, false}, Way{true, false}}) {
+      if (w.out_of_core ? !can : !in_memory_ok) continue;
+      s.out_of_core = w.out_of_core;
+      s.dependencies_in_memory = w.dependencies_in_memory;
+      if (s.bytes() <= limit) break;
+    }
     if (s.bytes() > limit) {
       const std::uint64_t least = s.out_of_core ? n.out_of_core_bytes : n.kernel_bytes;
       const char* what = s.out_of_core ? "at least" : "for its own arrays";
