@@ -96,7 +96,7 @@ std::uint64_t physical_memory_bytes() noexcept;
 // bounds the process but the machine.
 struct MemoryCeiling {
   std::uint64_t bytes = ~std::uint64_t{0};
-  std::string source;  // "ulimit -v", "ulimit -d", "the cgroup's memory.max"
+  std::string source;          // "ulimit -v", "ulimit -d", "the cgroup's memory.max"
   bool address_space = false;  // set by ulimit -v, which counts file mappings too
 };
 MemoryCeiling memory_ceiling() noexcept;
