@@ -6,6 +6,9 @@ find_package(zstd REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt REQUIRED)
+if(RETRA_MPI)
+  find_package(MPI REQUIRED COMPONENTS C)
+endif()
 
 # libxxhash-dev ships neither a CMake config nor a usable static library, so find it by hand.
 find_path(XXHASH_INCLUDE_DIR xxhash.h REQUIRED)

@@ -13,6 +13,14 @@ if(RETRA_SANITIZE OR RETRA_TSAN OR RETRA_STATIC)
 else()
   set(retra_python_default ON)
 endif()
+# MPI (Open MPI from Debian) for builds over several processes; a static retra cannot link
+# Debian's shared-only libmpi.
+if(RETRA_STATIC)
+  set(retra_mpi_default OFF)
+else()
+  set(retra_mpi_default ON)
+endif()
+option(RETRA_MPI "Build retra with MPI support (mpirun -np N retra build ...)" ${retra_mpi_default})
 option(RETRA_PYTHON "Build the Python module (pybind11) and its tests" ${retra_python_default})
 set(RETRA_ARCH "native" CACHE STRING "Value for -march (empty: compiler default)")
 

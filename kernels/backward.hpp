@@ -436,7 +436,8 @@ class Run {
         chunk_(std::max<std::uint64_t>(1, opt.chunk)),
         chunks_((size_ + chunk_ - 1) / chunk_),
         parts_(static_cast<std::size_t>(threads_)),
-        ooc_(opt.out_of_core) {
+        ooc_(opt.out_of_core),
+        cluster_(opt.cluster) {
     if constexpr (HasPacking<G>) packed_ = opt.tuning.pack_frontier && g.packable(seg);
     st_.counter_bits = 8 * sizeof(Cell) - 1;
     const std::uint64_t n = std::max<std::uint64_t>(1, size_);
@@ -456,7 +457,17 @@ class Run {
       resident_.assign(partitions_, 0);
       pins_.assign(partitions_, 0);
     }
-    st_.partitions = ooc_ || partitions_ > 1 ? partitions_ : 0;
+    if (cluster_) {
+      // Over a cluster: one partition per rank, of whole chunks; this rank works on its own.
+      assert(!ooc_ && !opt.checkpoints);
+      const auto ranks = static_cast<std::uint64_t>(cluster_->size());
+      const std::uint64_t per = std::max<std::uint64_t>(1, (chunks_ + ranks - 1) / ranks);
+      part_size_ = per * chunk_;
+      partitions_ = static_cast<std::size_t>(ranks);
+      own_begin_ = std::min(size_, static_cast<std::uint64_t>(cluster_->rank()) * part_size_);
+      own_end_ = std::min(size_, own_begin_ + part_size_);
+    }
+    st_.partitions = ooc_ || cluster_ || partitions_ > 1 ? partitions_ : 0;
   }
 
   Result<BackwardStats> run() {
@@ -481,6 +492,14 @@ class Run {
     t0 = Clock::now();
     RETRA_TRY(propagate());
     finalize();
+    if (cluster_) {
+      // Every rank gets every rank's values: the writer and later segments read them all.
+      std::vector<std::uint64_t> bounds(partitions_ + 1);
+      for (std::size_t r = 0; r <= partitions_; ++r)
+        bounds[r] = std::min<std::uint64_t>(size_, r * part_size_);
+      cluster_->share(std::span(values_, size_), bounds);
+      st_.predecessors = cluster_->total(st_.predecessors);
+    }
     st_.propagate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (ooc_) st_.spilled_bytes = ooc_->spilled_bytes();
     return st_;
@@ -552,7 +571,7 @@ class Run {
   }
 
   Status initialize() {
-    progress_phase(opt_.progress, opt_.label + ": counting moves", size_);
+    progress_phase(opt_.progress, opt_.label + ": counting moves", own_end_ - own_begin_);
     std::uint8_t* const values = values_;
     Cell* const state = state_;
     int bad = 0;  // 1: a counter overflows, 2: a distance overflows
@@ -567,7 +586,7 @@ class Run {
                         ooc_->batch_bytes() / static_cast<std::uint64_t>(threads_) / kInitBytes)
              : kSortedBatchMax;
     const std::uint64_t task = sorted ? std::max(chunk_, std::min(chunk_ * 16, most)) : chunk_;
-    const std::uint64_t tasks = (size_ + task - 1) / task;
+    const std::uint64_t tasks = (own_end_ - own_begin_ + task - 1) / task;
     const std::uint64_t batch = sorted ? task : kInitBatch;
     // A mutex, not `omp critical`: that one lock is shared by every OpenMP region of the
     // process, and segments built side by side run regions from several threads at once
@@ -580,7 +599,7 @@ class Run {
       std::vector<Acc> acc(batch);
 #pragma omp for schedule(dynamic, 1) reduction(| : bad)
       for (std::uint64_t c = 0; c < tasks; ++c) {
-        const std::uint64_t begin = c * task, end = std::min(size_, begin + task);
+        const std::uint64_t begin = own_begin_ + c * task, end = std::min(own_end_, begin + task);
         const Pin pin(*this, begin, end);
         Pos p = g_.unrank(seg_, begin);
         for (std::uint64_t first = begin; first < end; first += batch) {
@@ -620,6 +639,13 @@ class Run {
       }
       std::lock_guard lock(hist_mu);
       for (int k = 0; k < 256; ++k) hist_[k] += local[k];
+    }
+    if (cluster_) {
+      // The seeds' levels and stages follow from the whole segment's histogram.
+      cluster_->sum(hist_);
+      std::uint64_t b = static_cast<std::uint64_t>(bad);
+      cluster_->max(std::span(&b, 1));
+      bad = static_cast<int>(b);
     }
     if (bad & 1)
       return Error(Errc::internal, Cause::counter_overflow,
@@ -770,15 +796,19 @@ class Run {
                                : level == R::kFirstLevel;
         if (seeds) scan_seeds(stage, level);
         if (frontier_.error()) return *frontier_.error();
-        if (frontier_.empty()) {
+        // Over a cluster the level is the whole segment's: every rank stops at the same one.
+        const std::uint64_t frontier = global(frontier_.size());
+        if (frontier == 0) {
           if (R::kSeedsEveryLevel && level < last_seed_level) continue;
           break;
         }
-        st_.decided += frontier_.size();
-        st_.max_frontier = std::max<std::uint64_t>(st_.max_frontier, frontier_.size());
+        st_.decided += frontier;
+        st_.max_frontier = std::max<std::uint64_t>(st_.max_frontier, frontier);
         ++st_.levels;
         progress_phase(opt_.progress, R::phase(opt_.label, stage, level), frontier_.size());
-        if (ooc_)
+        if (cluster_)
+          expand_cluster(stage, level);
+        else if (ooc_)
           RETRA_TRY(expand_out_of_core(stage, level));
         else if (partitions_ > 1)
           expand_partitioned(stage, level);
@@ -787,7 +817,7 @@ class Run {
         // Past the last level the expansion's values do not fit a byte: an overflow only when it
         // decided something (a last frontier whose parents are all decided is fine).
         if (next_.error()) return *next_.error();
-        if (level > R::kMaxLevel && !next_.empty()) return distance_overflow();
+        if (level > R::kMaxLevel && global(next_.size()) != 0) return distance_overflow();
         frontier_.swap(next_);
       }
     }
@@ -812,7 +842,7 @@ class Run {
     {
       auto& out = parts_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1)
-      for (std::uint64_t c = 0; c < chunks_; ++c) {
+      for (std::uint64_t c = own_chunks_begin(); c < own_chunks_end(); ++c) {
         const std::uint64_t begin = c * chunk_, end = std::min(size_, begin + chunk_);
         const Pin pin(*this, begin, end);
         std::uint64_t i = begin;
@@ -986,6 +1016,95 @@ class Run {
     return sent;
   }
 
+  // ---- expand, over a cluster: the partitioned expansion with a rank per partition ---------
+  // Rounds of at most KernelOptions::cluster_round frontier entries per rank (as many rounds on
+  // every rank: the most any rank needs): the unmoves become updates bucketed by owning rank
+  // (send), the batches for other ranks travel while this rank applies its own, then it applies
+  // what it received. Only owned positions are decided here, so the next frontier is this rank's
+  // part of it. The order of a level's updates does not matter (expand_partitioned): the values are
+  // the one-process kernel's for any number of ranks.
+  void expand_cluster(int stage, int level) {
+    const std::uint64_t n = frontier_.size();
+    const std::size_t ranks = partitions_;
+    const auto me = static_cast<std::size_t>(cluster_->rank());
+    const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk_ / 16, 4, 4096);
+    const std::uint64_t kSlice = std::max<std::uint64_t>(1, opt_.cluster_round);
+    std::uint64_t rounds = (n + kSlice - 1) / kSlice;
+    cluster_->max(std::span(&rounds, 1));
+    const std::uint64_t* const frontier = frontier_.data();
+    std::vector<std::vector<Update>> buckets(static_cast<std::size_t>(threads_) * ranks);
+    std::vector<std::vector<Update>> out(ranks);
+    std::vector<std::uint8_t> in;
+    std::uint64_t preds = 0;
+    auto apply = [&](const Update* u, std::uint64_t count) {
+#pragma omp parallel num_threads(threads_) if (count > kTask)
+      {
+        auto& mine = parts_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1)
+        for (std::uint64_t t = 0; t < count; t += kTask)
+          for (std::uint64_t k = t; k < std::min(count, t + kTask); ++k)
+            decide(u[k].target, u[k].entry, stage, level, mine);
+      }
+    };
+    for (std::uint64_t round = 0; round < rounds; ++round) {
+      const std::uint64_t s0 = std::min(n, round * kSlice), s1 = std::min(n, s0 + kSlice);
+#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (s1 - s0 > kTask)
+      {
+        std::vector<Update>* const mine =
+            &buckets[static_cast<std::size_t>(omp_get_thread_num()) * ranks];
+#pragma omp for schedule(dynamic, 1)
+        for (std::uint64_t t = s0; t < s1; t += kTask) {
+          const std::uint64_t tend = std::min(s1, t + kTask);
+          preds += send(frontier, t, tend, mine);
+          progress_advance(opt_.progress, tend - t);
+        }
+      }
+      // One batch per rank: the threads' buckets end to end (one thread's bucket as it is).
+      std::vector<std::span<const std::uint8_t>> batches(ranks);
+      for (std::size_t q = 0; q < ranks; ++q) {
+        out[q].clear();
+        if (q == me) continue;
+        if (threads_ == 1) {
+          out[q].swap(buckets[q]);
+        } else {
+          for (int t = 0; t < threads_; ++t) {
+            auto& bucket = buckets[static_cast<std::size_t>(t) * ranks + q];
+            out[q].insert(out[q].end(), bucket.begin(), bucket.end());
+            bucket.clear();
+          }
+        }
+        batches[q] = {reinterpret_cast<const std::uint8_t*>(out[q].data()),
+                      out[q].size() * sizeof(Update)};
+      }
+      cluster_->exchange(batches, in, [&] {
+        for (int t = 0; t < threads_; ++t) {
+          auto& bucket = buckets[static_cast<std::size_t>(t) * ranks + me];
+          apply(bucket.data(), bucket.size());
+          bucket.clear();
+        }
+      });
+      // Received bytes carry no alignment promise: copied into updates a piece at a time.
+      constexpr std::size_t kPiece = std::size_t{1} << 16;
+      std::vector<Update> got;
+      for (std::size_t b = 0; b < in.size(); b += kPiece * sizeof(Update)) {
+        const std::size_t bytes = std::min(in.size() - b, kPiece * sizeof(Update));
+        got.resize(bytes / sizeof(Update));
+        std::memcpy(got.data(), in.data() + b, bytes);
+        apply(got.data(), got.size());
+      }
+    }
+    st_.predecessors += preds;
+    next_.clear();
+    next_.gather(parts_);
+  }
+  // The segment's total of a per-rank count (the count itself without a cluster).
+  std::uint64_t global(std::uint64_t x) { return cluster_ ? cluster_->total(x) : x; }
+  // This rank's chunks: [own_chunks_begin(), own_chunks_end()) (all of them without a cluster).
+  std::uint64_t own_chunks_begin() const { return own_begin_ / chunk_; }
+  std::uint64_t own_chunks_end() const {
+    return own_end_ > own_begin_ ? (own_end_ + chunk_ - 1) / chunk_ : own_chunks_begin();
+  }
+
   // ---- expand, out of core: the partitioned expansion with spill files ----------------------
   // One round per level, so that each partition is applied once: the frontier is read in tasks
   // (and its pages released behind them); a thread's buckets go to the partitions' spill files
@@ -1101,7 +1220,7 @@ class Run {
     const Cell* const state = state_;
     constexpr int kShift = 8 * sizeof(Cell) - 1;
 #pragma omp parallel for schedule(static) num_threads(threads_) if (chunks_ > 1)
-    for (std::uint64_t c = 0; c < chunks_; ++c) {
+    for (std::uint64_t c = own_chunks_begin(); c < own_chunks_end(); ++c) {
       const std::uint64_t begin = c * chunk_, end = std::min(size_, begin + chunk_);
       const Pin pin(*this, begin, end);
       for (std::uint64_t i = begin; i < end; ++i)  // branch-free, so that it vectorizes
@@ -1188,6 +1307,8 @@ class Run {
   Frontier frontier_, next_;
   std::vector<std::vector<std::uint64_t>> parts_;  // per-thread output of scans and expansions
   kernels::OutOfCore* const ooc_;                  // null: in memory
+  kernels::Cluster* const cluster_;                // null: this process alone
+  std::uint64_t own_begin_ = 0, own_end_ = size_;  // the positions this rank owns
   std::size_t partitions_;                         // 1: the unpartitioned expand()
   std::uint64_t part_size_;                        // positions per partition (the last: fewer)
   // Out of core: the partitions whose pages may be resident, least recently used first.
@@ -1229,8 +1350,11 @@ requires HasUnmoves<G> Result<BackwardStats> backward_as(const G& g,
     if (!a) return std::move(a).error();
     cells = reinterpret_cast<Cell*>(a->data());
   } else {
+    // Over a cluster every rank maps the whole array and touches only its own range: the
+    // untouched pages never become resident (huge pages too: the range is contiguous).
     auto s = LargeArray<Cell>::allocate(values.size(), opt.tuning.huge_pages);
-    if (!s) return std::move(s).error();
+    Status allocated = s ? Status{} : Status(std::move(s).error());
+    RETRA_TRY(agree(opt.cluster, std::move(allocated)));
     state = std::move(*s);
     cells = state.data();
   }

@@ -76,6 +76,45 @@ class OutOfCore {
   virtual std::uint64_t spilled_bytes() const = 0;  // appended so far, for the statistics
 };
 
+// The processes one build runs over (src/cluster/: MPI ranks, or threads in the tests). Each
+// rank owns a contiguous range of whole chunks of a segment: its counters, its part of the
+// frontier, the updates addressed to it. Every rank calls the collectives below in the same
+// order, from the one thread that runs its kernel (never inside a parallel region); a transport
+// failure ends the whole job (MPI's default), so they return nothing.
+class Cluster {
+ public:
+  virtual ~Cluster() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Element-wise sum / maximum over the ranks, in place: every rank gets the result.
+  virtual void sum(std::span<std::uint64_t> v) = 0;
+  virtual void max(std::span<std::uint64_t> v) = 0;
+  // One round of update batches: out[r] goes to rank r (out[rank()] is not sent). meanwhile()
+  // runs while the batches travel; then `in` holds what every other rank sent here, in rank
+  // order.
+  virtual void exchange(std::span<const std::span<const std::uint8_t>> out,
+                        std::vector<std::uint8_t>& in, const std::function<void()>& meanwhile) = 0;
+  // bytes[bounds[r], bounds[r + 1]) is rank r's: afterwards every rank has every part.
+  virtual void share(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) = 0;
+  // Helpers over sum(): one number, and whether every rank says yes.
+  std::uint64_t total(std::uint64_t x) {
+    sum(std::span(&x, 1));
+    return x;
+  }
+  bool all(bool ok) { return total(ok ? 0 : 1) == 0; }
+};
+
+// The status every rank agrees on: this rank's error, or when it succeeded and another rank
+// failed, an error of the failing rank's code with Cause::peer_failed. Without a cluster: st.
+inline Status agree(Cluster* cluster, Status st) {
+  if (!cluster) return st;
+  std::uint64_t code = st ? 0 : static_cast<std::uint64_t>(st.error().code()) + 1;
+  cluster->max(std::span(&code, 1));
+  if (code == 0 || !st) return st;
+  return Error(static_cast<Errc>(code - 1), Cause::peer_failed,
+               "another rank of the build failed (its message says why)");
+}
+
 struct KernelOptions {
   int threads = 1;
   std::uint64_t chunk = 1u << 16;  // positions per parallel task; equal to the block size
@@ -97,6 +136,13 @@ struct KernelOptions {
   // batches spilled per partition (null: everything in memory). The values array the kernel is
   // given should live there too (the caller maps it from the same storage).
   OutOfCore* out_of_core = nullptr;
+  // Backward kernel only: run over the ranks of a cluster, each owning a range of the segment
+  // (null: this process alone). Every rank ends with all the values. Not with out_of_core or
+  // checkpoints.
+  Cluster* cluster = nullptr;
+  // Over a cluster: frontier entries per rank per round of update batches (bounds the batches
+  // in memory; the tests make it tiny so that ranks need different numbers of rounds).
+  std::uint64_t cluster_round = std::uint64_t{1} << 18;
 };
 
 }  // namespace retra::kernels

@@ -2,7 +2,8 @@
 # Installs what retra needs to build and test on Debian 12, with apt-get, only if missing
 # (stockfish is a second chess move generator for the tests only, never part of retra; clang and
 # libomp, whose Archer tool makes OpenMP visible to ThreadSanitizer, build the TSan tests only;
-# chromium, its driver and selenium run the web explorer's browser test).
+# chromium, its driver and selenium run the web explorer's browser test; Open MPI runs builds over
+# several processes, `mpirun -np N retra build`).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   g++ cmake ninja-build pkg-config git
   libtbb-dev libzstd-dev libxxhash-dev libfmt-dev
   libcli11-dev nlohmann-json3-dev
+  libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-format python3 time
   libcpp-httplib-dev pybind11-dev python3-dev python3-numpy python3-pytest

@@ -11,6 +11,7 @@
 
 #include "awari_util.hpp"
 #include "kernels/backward.hpp"
+#include "local_cluster.hpp"
 #include "src/build/out_of_core.hpp"
 
 namespace retra {
@@ -597,6 +598,49 @@ TEST(BackwardOutOfCore, DistanceToMateValuesEqualInMemory) {
 TEST(BackwardOutOfCore, WinDrawLossValuesEqualInMemory) { out_of_core_agrees<ValueKind::wdl>(20); }
 TEST(BackwardOutOfCore, DistanceToZeroingValuesEqualInMemory) {
   out_of_core_agrees<ValueKind::dtz>(20);
+}
+
+// Over a cluster (ranks as threads here, MPI ranks in the build): 1, 2, 3 and 7 ranks and more
+// ranks than chunks, each owning a range of whole chunks, rounds of 3 frontier entries so that
+// ranks need different numbers of rounds: every rank ends with the values and counts of the
+// one-process kernel.
+template <ValueKind K>
+void cluster_agrees(std::uint64_t seeds) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const auto g = random_graph<K>(seed, 60 + seed * 13);
+    std::vector<std::uint8_t> want(g.quiet.size());
+    const auto clean = run_kernel(g, want, 1, nullptr);
+    ASSERT_TRUE(clean);
+    const int chunks = static_cast<int>((g.quiet.size() + 15) / 16);
+    for (int ranks : {1, 2, 3, 7, chunks + 2}) {
+      std::vector<std::vector<std::uint8_t>> values(
+          static_cast<std::size_t>(ranks), std::vector<std::uint8_t>(g.quiet.size(), 0xEE));
+      std::vector<std::optional<Result<kernels::BackwardStats>>> stats(values.size());
+      test::run_ranks(ranks, [&](kernels::Cluster& c) {
+        const auto r = static_cast<std::size_t>(c.rank());
+        kernels::BackwardOptions opt;
+        opt.threads = 1 + static_cast<int>((seed + r) % 2);
+        opt.chunk = 16;
+        opt.cluster = &c;
+        opt.cluster_round = 3;
+        stats[r] = kernels::backward(
+            g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+      });
+      for (std::size_t r = 0; r < values.size(); ++r) {
+        ASSERT_TRUE(*stats[r]) << stats[r]->error().message();
+        ASSERT_EQ(values[r], want) << "seed " << seed << ", rank " << r << " of " << ranks;
+        expect_same_counts(**stats[r], *clean);
+        EXPECT_EQ((*stats[r])->partitions, static_cast<std::uint64_t>(ranks));
+      }
+    }
+  }
+}
+
+TEST(BackwardCluster, ScoreValuesEqualOneProcess) { cluster_agrees<ValueKind::score>(15); }
+TEST(BackwardCluster, DistanceToMateValuesEqualOneProcess) { cluster_agrees<ValueKind::dtm>(15); }
+TEST(BackwardCluster, WinDrawLossValuesEqualOneProcess) { cluster_agrees<ValueKind::wdl>(15); }
+TEST(BackwardCluster, DistanceToZeroingValuesEqualOneProcess) {
+  cluster_agrees<ValueKind::dtz>(15);
 }
 
 // Spill files: appended pieces come back in order, in whole records, and a drained partition is

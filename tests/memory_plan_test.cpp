@@ -13,19 +13,6 @@
 namespace retra {
 namespace {
 
-// Every segment file in `a` equals its namesake in `b`, byte for byte; returns how many there are.
-int expect_same_segment_files(const std::filesystem::path& a, const std::filesystem::path& b,
-                              const std::string& what) {
-  int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(a)) {
-    if (e.path().extension() != ".rseg") continue;
-    ++files;
-    EXPECT_EQ(io::read_file(e.path()).value(), io::read_file(b / e.path().filename()).value())
-        << what << " " << e.path().filename();
-  }
-  return files;
-}
-
 TEST(MemoryPlan, ParsesSizes) {
   EXPECT_EQ(*parse_memory_size("512M"), 512ull << 20);
   EXPECT_EQ(*parse_memory_size("12G"), 12ull << 30);
@@ -114,7 +101,7 @@ TEST(MemoryPlan, OutOfCoreBuildsGiveTheSameFiles) {
       auto built = build(r);
       ASSERT_TRUE(built) << built.error().message();
     }
-    EXPECT_GT(expect_same_segment_files(dir / "memory", dir / "ooc", game), 2) << game;
+    EXPECT_GT(test::expect_same_segment_files(dir / "memory", dir / "ooc", game), 2) << game;
     auto db = Database::open(dir / "ooc");
     ASSERT_TRUE(db);
     for (const auto& rec : (*db)->manifest().segments)
@@ -196,7 +183,7 @@ TEST(MemoryPlan, BlockWiseTargetsGiveTheSameFilesForXiangqiAndChess) {
       auto built = build(r);
       ASSERT_TRUE(built) << built.error().message();
     }
-    EXPECT_GT(expect_same_segment_files(dir / "memory", dir / "low", game), 2) << game;
+    EXPECT_GT(test::expect_same_segment_files(dir / "memory", dir / "low", game), 2) << game;
   }
 }
 

@@ -91,4 +91,17 @@ inline void damage_block(const std::filesystem::path& path, std::uint64_t b) {
   f.put('\x7f');
 }
 
+// Every segment file in `a` equals its namesake in `b`, byte for byte; returns how many there are.
+inline int expect_same_segment_files(const std::filesystem::path& a, const std::filesystem::path& b,
+                                     const std::string& what) {
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(a)) {
+    if (e.path().extension() != ".rseg") continue;
+    ++files;
+    EXPECT_EQ(io::read_file(e.path()).value(), io::read_file(b / e.path().filename()).value())
+        << what << " " << e.path().filename();
+  }
+  return files;
+}
+
 }  // namespace retra::test

@@ -35,6 +35,7 @@ enum class Cause : std::uint8_t {
   distance_overflow,  // a distance does not fit the value encoding
   counter_overflow,   // a position has more moves than the kernel's counters hold
   bad_block,          // a segment block failed its checksum or decompression (block() says which)
+  peer_failed,        // another rank of a cluster build failed (that rank says why)
 };
 
 class Error {

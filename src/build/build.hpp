@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/kernel_options.hpp"
 #include "retra/error.hpp"
 #include "src/format/segment.hpp"
 #include "src/memory_plan.hpp"
@@ -64,6 +65,11 @@ struct BuildRequest {
   // values do not depend on it; docs/ARCHITECTURE.md).
   std::uint64_t partitions = 0;
   Tuning tuning;  // kernel optimizations, switchable for measurements (docs/PERFORMANCE.md)
+  // The ranks of an MPI build (src/cluster/mpi_cluster.hpp; null: this process alone). Every
+  // rank runs the same request: segments one after another, each over all ranks (the backward
+  // kernel, every array and capture target in memory); rank 0 writes the files and the
+  // manifest, the other ranks read the directory.
+  kernels::Cluster* cluster = nullptr;
   Progress* progress = nullptr;
   // Called once with the memory plan, before the first segment is built.
   std::function<void(const MemoryPlan&)> on_plan;

@@ -208,33 +208,72 @@ class Driver {
     for (int s : order_) todo_[s] = !built.count(name_[s]) || (req_.force && requested_[s]);
     RETRA_TRY(plan());
     if (req_.plan_only) return std::vector<SegmentReport>{};
+    kernels::Cluster* const cluster = req_.cluster;
+    if (cluster)
+      for (int s : order_)
+        if (todo_[s] && (!in_memory_[s] || out_of_core_[s] > 0))
+          return Error(Errc::resource,
+                       fmt::format("a build over MPI ranks keeps every segment and its capture "
+                                   "targets in memory on every rank, and segment {} does not "
+                                   "fit the limit that way (`retra build --plan` shows the "
+                                   "need); raise --memory or build without mpirun",
+                                   name_[s]));
+    const DatabaseIdentity id{std::string(G::kName), std::string(G::kVariant),
+                              std::string(G::kIndexer), std::string(G::kValueEncoding)};
+    if (cluster && cluster->rank() != 0) return run_beside_rank0(id);
 
     // Validate (and create) the directory, lock it, then read the manifest again under the lock:
     // another build may have finished segments in between.
-    const DatabaseIdentity id{std::string(G::kName), std::string(G::kVariant),
-                              std::string(G::kIndexer), std::string(G::kValueEncoding)};
     auto db = Database::open_for_build(req_.db, id);
-    if (!db) return std::move(db).error();
+    if (!db) return agree_error(std::move(db).error());
     auto lock = io::DirectoryLock::acquire(req_.db);
-    if (!lock) return std::move(lock).error();
+    if (!lock) return agree_error(std::move(lock).error());
     db = Database::open_for_build(req_.db, id);
-    if (!db) return std::move(db).error();
+    if (!db) return agree_error(std::move(db).error());
+    RETRA_TRY(kernels::agree(cluster, {}));  // the other ranks may open the directory now
     db_ = std::move(*db);
     // Checkpoints of segments finished since (killed between the commit and their removal).
     for (int s : order_)
       if (!todo_[s]) remove_checkpoints(s);
     for (int s : order_) remove_out_of_core(s);
 
-    // Values of finished segments that later builds read, and how many builds still need each.
+    return build_all();
+  }
+
+ private:
+  // A failure before the segments start, told to the other ranks of a cluster build.
+  Error agree_error(Error e) {
+    (void)kernels::agree(req_.cluster, e);
+    return e;
+  }
+
+  // Ranks other than 0 of a cluster build: they read the directory rank 0 prepared (and hold
+  // the lock of), build every segment with it and write nothing.
+  Result<std::vector<SegmentReport>> run_beside_rank0(const DatabaseIdentity& id) {
+    RETRA_TRY(kernels::agree(req_.cluster, {}));  // rank 0 has opened and locked the directory
+    // Opened the way rank 0 opened it (a new database has no manifest yet); never committed to.
+    auto db = Database::open_for_build(req_.db, id);
+    if (!db) return std::move(db).error();
+    db_ = std::move(*db);
+    return build_all();
+  }
+
+  // The segments to build, each after its dependencies; over a cluster one at a time, in the
+  // same order on every rank, each over all of them.
+  Result<std::vector<SegmentReport>> build_all() {
+    const G& g = *sel_.game;
     store_.emplace(*db_, n_, req_.threads);
     users_ = std::vector<std::atomic<int>>(static_cast<std::size_t>(n_));
     for (int s : order_)
       if (todo_[s])
         for (Seg d : g.dependencies(Seg(s))) ++users_[idx(d)];
     pool_.emplace(req_.threads);
-    schedule(
-        order_, n_, [&](int s) { return deps(s); }, [&](int s) { run_segment(s); },
-        req_.jobs > 0 ? req_.jobs : req_.threads);
+    if (req_.cluster)
+      for (int s : order_) run_segment(s);
+    else
+      schedule(
+          order_, n_, [&](int s) { return deps(s); }, [&](int s) { run_segment(s); },
+          req_.jobs > 0 ? req_.jobs : req_.threads);
     if (failure_) return *failure_;
     // Report in dependency order, whatever order they finished in.
     std::vector<SegmentReport> ordered;
@@ -244,7 +283,6 @@ class Driver {
     return ordered;
   }
 
- private:
   static std::size_t idx(const Seg& s) { return static_cast<std::size_t>(static_cast<int>(s)); }
   std::vector<int> deps(int s) const {
     std::vector<int> d;
@@ -463,6 +501,7 @@ class Driver {
     ko.tuning = req_.tuning;
     ko.partitions = req_.partitions;
     ko.out_of_core = ooc;
+    ko.cluster = req_.cluster;
     KernelRun kr;
     kr.kernel = std::string(kernel_name(req_.kernel));
     if constexpr (KS == ValueKind::score) {
@@ -502,6 +541,8 @@ class Driver {
         G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion);
     std::optional<FileCheckpoints> ck;
     auto run = [&] {
+      // Over a cluster no checkpoints: each rank would need its own, saved at the same level.
+      if (req_.cluster) return kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
       const std::uint64_t entries = g.segment_size(Seg(s));
       ck.emplace(
           checkpoint_path(s, ko.dtc), key, req_.checkpoint_seconds,
@@ -566,10 +607,10 @@ class Driver {
   template <ValueKind KS>
   Status build_segment_as(int s) {
     const G& g = *sel_.game;
-    const std::string& name = name_[s];
     const std::uint64_t entries = g.segment_size(Seg(s));
+    kernels::Cluster* const cluster = req_.cluster;
     Lookup<G, KS> lookup(g, n_);
-    RETRA_TRY(gather(s, lookup));
+    RETRA_TRY(kernels::agree(cluster, gather(s, lookup)));
     const int threads = entries < kSmallSegment ? 1 : req_.threads;
     pool_->acquire(threads);
     struct Release {
@@ -601,13 +642,33 @@ class Driver {
       values = *v;
     } else {
       auto v = Values::allocate(entries, req_.tuning.huge_pages);
-      if (!v) return std::move(v).error();
+      RETRA_TRY(kernels::agree(cluster, v ? Status{} : Status(std::move(v).error())));
       in_memory.emplace(std::move(*v));
       values = in_memory->span();
     }
     const auto tk = Clock::now();
     auto kr = run_kernel<KS>(s, values, lookup, threads, ooc.get());
-    if (!kr) return std::move(kr).error();
+    RETRA_TRY(kernels::agree(cluster, kr ? Status{} : Status(std::move(kr).error())));
+    // Every rank has the values now; rank 0 alone writes the file and the manifest.
+    if (!cluster || cluster->rank() == 0)
+      RETRA_TRY(kernels::agree(cluster, publish<KS>(s, values, *kr, threads, tk, t0, ooc.get())));
+    else
+      RETRA_TRY(kernels::agree(cluster, {}));
+    // Keep the values while later builds read them; forget dependencies nobody needs any more.
+    if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s] && in_memory)
+      store_->keep(s, std::move(*in_memory));
+    for (int d : deps(s))
+      if (--users_[static_cast<std::size_t>(d)] == 0) store_->drop(d);
+    return {};
+  }
+
+  // The statistics, the segment file and its manifest record of a finished kernel run.
+  template <ValueKind KS>
+  Status publish(int s, std::span<std::uint8_t> values, const KernelRun& kr, int threads,
+                 Clock::time_point tk, Clock::time_point t0, FileOutOfCore* ooc) {
+    const G& g = *sel_.game;
+    const std::string& name = name_[s];
+    const std::uint64_t entries = g.segment_size(Seg(s));
     if (ooc) return_free_memory();  // the kernel's update batches, before the writer's buffers
     // Out of core, the statistics and the writer read the values through the file mapping; a
     // trimmer releases what they have read every 2 ms, so that the pages do not add up to the
@@ -617,16 +678,16 @@ class Driver {
     SegmentReport r;
     r.name = name;
     r.entries = entries;
-    r.kernel = kr->kernel;
-    r.metric = kr->metric;
-    if (kr->resumed_level >= 0)
+    r.kernel = kr.kernel;
+    r.metric = kr.metric;
+    if (kr.resumed_level >= 0)
       note(fmt::format("resumed at {} ({} positions were decided at the checkpoint); finished",
-                       kr->resumed_at, kr->resumed_decided));
-    r.iterations = kr->iterations;
-    r.checkpoints = kr->checkpoints;
-    r.resumed_level = kr->resumed_level;
-    r.resumed_decided = kr->resumed_decided;
-    r.resumed_at = kr->resumed_at;
+                       kr.resumed_at, kr.resumed_decided));
+    r.iterations = kr.iterations;
+    r.checkpoints = kr.checkpoints;
+    r.resumed_level = kr.resumed_level;
+    r.resumed_decided = kr.resumed_decided;
+    r.resumed_at = kr.resumed_at;
     r.threads = threads;
     r.kernel_seconds = std::chrono::duration<double>(Clock::now() - tk).count();
     r.rss_bytes = current_rss_bytes();
@@ -671,13 +732,14 @@ class Driver {
     rec.build = {{"kernel", r.kernel},
                  {"threads", threads},
                  {"iterations", r.iterations},
-                 {"kernel_stats", kr->stats},
+                 {"kernel_stats", kr.stats},
                  {"kernel_seconds", r.kernel_seconds},
                  {"stats_seconds", stats_seconds},
                  {"seconds", r.seconds},
                  {"rss_bytes", r.rss_bytes},
                  {"capture_targets", in_memory_[s] ? "memory" : "block-wise"},
                  {"arrays", ooc ? "out-of-core" : "memory"},
+                 {"ranks", req_.cluster ? req_.cluster->size() : 1},
                  {"block_entries", req_.block_entries},
                  {"zstd_level", req_.zstd_level},
                  {"codec", format::codec_name(written->codec)},
@@ -694,11 +756,6 @@ class Driver {
     }
     remove_checkpoints(s);  // after the commit: until then a kill resumes from them
     report(std::move(r));
-    // Keep the values while later builds read them; forget dependencies nobody needs any more.
-    if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s] && in_memory)
-      store_->keep(s, std::move(*in_memory));
-    for (int d : deps(s))
-      if (--users_[static_cast<std::size_t>(d)] == 0) store_->drop(d);
     return {};
   }
 

@@ -122,13 +122,15 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   req.out_of_core = a.out_of_core;
   req.checkpoint_seconds = a.checkpoint_every;
   req.partitions = a.partitions;
+  req.cluster = c.cluster;
+  const int ranks = c.cluster ? c.cluster->size() : 1;
   if (!a.tune.empty()) {
     auto t = Tuning::parse(a.tune);
     if (!t) return report_error(c, t.error());
     req.tuning = *t;
   }
   Progress progress;
-  ProgressBar bar(progress, c.progress && !c.json);
+  ProgressBar bar(progress, c.progress && !c.json && (!c.cluster || c.cluster->rank() == 0));
   req.progress = &progress;
   nlohmann::json plan_json;
   const Nouns& nouns = game.nouns();
@@ -147,10 +149,11 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
                  {"disk_bytes", p.disk_bytes}};
     if (c.json) return;
     bar.println(
-        fmt::format("building {} {} {} and the {} they need into {} with {} thread{} "
+        fmt::format("building {} {} {} and the {} they need into {} with {} thread{}{} "
                     "(kernel {})",
                     game.name(), req.targets.size(), nouns.segments, nouns.segments,
-                    req.db.string(), req.threads, req.threads == 1 ? "" : "s", a.kernel));
+                    req.db.string(), req.threads, req.threads == 1 ? "" : "s",
+                    ranks > 1 ? fmt::format(" on each of {} MPI ranks", ranks) : "", a.kernel));
     bar.println(p.summary());
     bar.println(game.report_header());
   };
@@ -181,6 +184,7 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
                       {"game", game.name()},
                       {"db", c.db.string()},
                       {"threads", req.threads},
+                      {"ranks", ranks},
                       {"memory_plan", plan_json},
                       {std::string(nouns.segments), list}};
   std::string line;

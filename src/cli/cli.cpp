@@ -44,7 +44,13 @@ int Common::resolved_threads() const {
 void print_json(const nlohmann::json& j) { std::cout << dump_json(j) << std::endl; }
 
 int report_error(const Common& c, const Error& e) {
-  std::cerr << "retra: error: " << e.message() << std::endl;
+  // A rank of a cluster build that stopped because another failed: that one says why.
+  if (e.cause() == Cause::peer_failed && c.cluster && c.cluster->rank() != 0)
+    return exit_code(e.code());
+  if (c.cluster && c.cluster->rank() != 0)
+    std::cerr << "retra: rank " << c.cluster->rank() << ": error: " << e.message() << std::endl;
+  else
+    std::cerr << "retra: error: " << e.message() << std::endl;
   if (c.json) print_json(error_json(errc_name(e.code()), e.message()));
   return exit_code(e.code());
 }

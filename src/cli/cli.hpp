@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "kernels/kernel_options.hpp"
 #include "retra/error.hpp"
 #include "src/database.hpp"
 #include "src/memory_plan.hpp"
@@ -41,6 +42,8 @@ struct Common {
   bool progress = true;  // a bar on stderr when it is a terminal
   int threads = 0;       // 0: all hardware threads
   std::filesystem::path db;
+  // The ranks of `mpirun -np N retra build` (null: this process alone). Only rank 0 reports.
+  kernels::Cluster* cluster = nullptr;
   int resolved_threads() const;
 };
 

@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "src/cluster/mpi_cluster.hpp"
 #include "src/recompress.hpp"
 #include "src/serve/explorer.hpp"
 #include "src/util/text.hpp"
@@ -274,9 +277,23 @@ std::string leaf_help(int& widest) {
          "); search the rest";
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, kernels::Cluster* cluster) {
   Common c;
+  c.cluster = cluster;
   int exit = kOk;
+  if (cluster) {
+    // Under mpirun every rank runs the same command line; `build` divides its work among them,
+    // and nothing else would.
+    if (argc < 2 || std::strcmp(argv[1], "build") != 0) {
+      if (cluster->rank() != 0) return kUsage;
+      return report_error(c, Error(Errc::invalid_argument,
+                                   "under mpirun only `retra build` runs (over every rank); run "
+                                   "other commands without mpirun"));
+    }
+    // Rank 0 reports; the others say nothing on stdout (their errors go to stderr).
+    if (cluster->rank() != 0 && !std::freopen("/dev/null", "w", stdout))
+      return report_error(c, Error(Errc::io, "cannot silence the output of a rank beside rank 0"));
+  }
   CLI::App app{fmt::format("retra {}: build, verify and probe endgame databases by parallel "
                            "retrograde analysis",
                            kVersion),
@@ -446,16 +463,28 @@ int main(int argc, char** argv) {
   // Past a file size limit (ulimit -f) a write then fails with EFBIG, reported like a full disk,
   // instead of the default SIGXFSZ killing the build without a word.
   std::signal(SIGXFSZ, SIG_IGN);
+  // Under mpirun: this process is one rank of a cluster build (MPI ends with the cluster). One
+  // rank is this process alone: it builds as without mpirun.
+  auto cluster = retra::cluster::MpiCluster::from_environment(&argc, &argv);
+  if (!cluster) return retra::cli::report_error({}, cluster.error());
+  const std::unique_ptr<retra::cluster::MpiCluster> mpi = std::move(*cluster);
+  retra::kernels::Cluster* const ranks = mpi && mpi->size() > 1 ? mpi.get() : nullptr;
+  // An exception on one rank of several: the others may wait in a collective for this one, so
+  // the whole job ends (MPI_Abort), not this rank alone.
+  auto stop = [&](int code) {
+    if (ranks) mpi->abort(code);
+    return code;
+  };
   try {
-    return retra::cli::run(argc, argv);
+    return retra::cli::run(argc, argv, ranks);
   } catch (const retra::Failure& f) {
     std::cerr << "retra: error: " << f.error().message() << std::endl;
-    return retra::cli::exit_code(f.error().code());
+    return stop(retra::cli::exit_code(f.error().code()));
   } catch (const std::bad_alloc&) {
     std::cerr << "retra: error: out of memory" << std::endl;
-    return retra::cli::kResource;
+    return stop(retra::cli::kResource);
   } catch (const std::exception& e) {
     std::cerr << "retra: internal error: " << e.what() << std::endl;
-    return retra::cli::kInternal;
+    return stop(retra::cli::kInternal);
   }
 }
