@@ -3,8 +3,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -38,7 +40,13 @@ int exit_code(Errc code) {
 int Common::resolved_threads() const {
   if (threads > 0) return threads;
   const unsigned h = std::thread::hardware_concurrency();
-  return h ? static_cast<int>(h) : 1;
+  int n = h ? static_cast<int>(h) : 1;
+  // Ranks of one build on the same machine share its hardware threads (Open MPI says how many
+  // ranks run on this node).
+  if (cluster)
+    if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+      n = std::max(1, n / std::max(1, std::atoi(local)));
+  return n;
 }
 
 void print_json(const nlohmann::json& j) { std::cout << dump_json(j) << std::endl; }
