@@ -968,7 +968,6 @@ class Run {
   void expand_partitioned(int stage, int level) {
     const std::uint64_t n = frontier_.size();
     const std::size_t parts = partitions_;
-    const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk_ / 16, 4, 4096);
     constexpr std::uint64_t kSlice = std::uint64_t{1} << 20;  // frontier entries per round
     const std::uint64_t* const frontier = frontier_.data();
     std::vector<std::vector<Update>> buckets(static_cast<std::size_t>(threads_) * parts);
@@ -976,17 +975,7 @@ class Run {
     std::uint64_t preds = 0;
     for (std::uint64_t s0 = 0; s0 < n; s0 += kSlice) {
       const std::uint64_t s1 = std::min(n, s0 + kSlice);
-#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (s1 - s0 > kTask)
-      {
-        std::vector<Update>* const mine =
-            &buckets[static_cast<std::size_t>(omp_get_thread_num()) * parts];
-#pragma omp for schedule(dynamic, 1)
-        for (std::uint64_t t = s0; t < s1; t += kTask) {
-          const std::uint64_t tend = std::min(s1, t + kTask);
-          preds += send(frontier, t, tend, mine);
-          progress_advance(opt_.progress, tend - t);
-        }
-      }
+      preds += send_slice(frontier, s0, s1, buckets);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
       for (std::size_t q = 0; q < parts; ++q)
         for (int t = 0; t < threads_; ++t) {
@@ -998,6 +987,26 @@ class Run {
     st_.predecessors += preds;
     next_.clear();
     next_.gather(decided);
+  }
+
+  // send() over the frontier entries [s0, s1) by all threads, thread t into its buckets
+  // [t * partitions_, (t + 1) * partitions_); returns how many updates.
+  std::uint64_t send_slice(const std::uint64_t* frontier, std::uint64_t s0, std::uint64_t s1,
+                           std::vector<std::vector<Update>>& buckets) {
+    const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk_ / 16, 4, 4096);
+    std::uint64_t preds = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (s1 - s0 > kTask)
+    {
+      std::vector<Update>* const mine =
+          &buckets[static_cast<std::size_t>(omp_get_thread_num()) * partitions_];
+#pragma omp for schedule(dynamic, 1)
+      for (std::uint64_t t = s0; t < s1; t += kTask) {
+        const std::uint64_t tend = std::min(s1, t + kTask);
+        preds += send(frontier, t, tend, mine);
+        progress_advance(opt_.progress, tend - t);
+      }
+    }
+    return preds;
   }
 
   // The unmoves of the frontier entries [b, e) as updates in the buckets of their owners (mine:
@@ -1048,17 +1057,7 @@ class Run {
     };
     for (std::uint64_t round = 0; round < rounds; ++round) {
       const std::uint64_t s0 = std::min(n, round * kSlice), s1 = std::min(n, s0 + kSlice);
-#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (s1 - s0 > kTask)
-      {
-        std::vector<Update>* const mine =
-            &buckets[static_cast<std::size_t>(omp_get_thread_num()) * ranks];
-#pragma omp for schedule(dynamic, 1)
-        for (std::uint64_t t = s0; t < s1; t += kTask) {
-          const std::uint64_t tend = std::min(s1, t + kTask);
-          preds += send(frontier, t, tend, mine);
-          progress_advance(opt_.progress, tend - t);
-        }
-      }
+      preds += send_slice(frontier, s0, s1, buckets);
       // One batch per rank: the threads' buckets end to end (one thread's bucket as it is).
       std::vector<std::span<const std::uint8_t>> batches(ranks);
       for (std::size_t q = 0; q < ranks; ++q) {
