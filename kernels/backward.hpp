@@ -459,7 +459,7 @@ class Run {
     }
     if (cluster_) {
       // Over a cluster: one partition per rank, of whole chunks; this rank works on its own.
-      assert(!ooc_ && !opt.checkpoints);
+      assert(!ooc_);
       const auto ranks = static_cast<std::uint64_t>(cluster_->size());
       const std::uint64_t per = std::max<std::uint64_t>(1, (chunks_ + ranks - 1) / ranks);
       part_size_ = per * chunk_;
@@ -706,16 +706,23 @@ class Run {
     to.predecessors = from.predecessors;
   }
 
-  // The arrays a snapshot holds: values, counters, frontier.
+  // The arrays a snapshot holds: values, counters, frontier (over a cluster, this rank's own
+  // range of values and counters and its part of the frontier: each rank saves its own).
   std::array<std::span<std::uint8_t>, 3> snapshot_arrays() {
-    return {std::span(values_, size_),
-            std::span(reinterpret_cast<std::uint8_t*>(state_), size_ * sizeof(Cell)),
+    const std::uint64_t n = own_end_ - own_begin_;
+    return {std::span(values_ + own_begin_, n),
+            std::span(reinterpret_cast<std::uint8_t*>(state_ + own_begin_), n * sizeof(Cell)),
             std::span(reinterpret_cast<std::uint8_t*>(frontier_.data()),
                       frontier_.size() * sizeof(std::uint64_t))};
   }
 
   Status checkpoint(std::size_t stage_index, int stage, int level) {
-    if (!opt_.checkpoints || !opt_.checkpoints->due()) return {};
+    if (!opt_.checkpoints) return {};
+    bool due = opt_.checkpoints->due();
+    // Over a cluster every rank saves at the same boundary (when any is due), so that they can
+    // resume together.
+    if (cluster_) due = !cluster_->all(!due);
+    if (!due) return {};
     const auto t0 = Clock::now();
     Snapshot m{};
     m.version = kSnapshotVersion;
@@ -731,28 +738,40 @@ class Run {
     m.hist = hist_;
     const auto a = snapshot_arrays();
     const std::array<std::span<const std::uint8_t>, 3> arrays{a[0], a[1], a[2]};
-    RETRA_TRY(opt_.checkpoints->save(std::span(reinterpret_cast<const std::uint8_t*>(&m), sizeof m),
-                                     arrays, {R::phase(opt_.label, stage, level), st_.decided}));
+    RETRA_TRY(agree(cluster_, opt_.checkpoints->save(
+                                  std::span(reinterpret_cast<const std::uint8_t*>(&m), sizeof m),
+                                  arrays, {R::phase(opt_.label, stage, level), st_.decided})));
     ++st_.checkpoints;
     st_.checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     return {};
   }
 
   // Takes over a saved state when there is a usable one; false: initialize from the start.
+  // Over a cluster every rank answers the same: all resume from the same boundary, or none does.
   bool restore() {
     if (!opt_.checkpoints) return false;
     const auto meta = opt_.checkpoints->load_meta();
-    Snapshot m;
-    if (!meta || meta->size() != sizeof m) return false;
-    std::memcpy(&m, meta->data(), sizeof m);
+    Snapshot m{};
+    bool usable = meta && meta->size() == sizeof m;
+    if (usable) std::memcpy(&m, meta->data(), sizeof m);
     const std::vector<int> stages = R::stage_list(g_, seg_);
-    if (m.version != kSnapshotVersion || m.cell_bytes != sizeof(Cell) || m.size != size_ ||
-        m.kind != static_cast<std::uint8_t>(K) || m.packed != packed_ || m.dtc != opt_.dtc ||
-        m.stage_index >= stages.size())
-      return false;
-    if (!frontier_.resize(m.frontier)) return false;
+    usable = usable && m.version == kSnapshotVersion && m.cell_bytes == sizeof(Cell) &&
+             m.size == size_ && m.kind == static_cast<std::uint8_t>(K) && m.packed == packed_ &&
+             m.dtc == opt_.dtc && m.stage_index < stages.size();
+    if (cluster_) {
+      // The boundary as one number (0: none); usable when the least equals the most.
+      const std::uint64_t at =
+          usable ? (std::uint64_t{m.stage_index} << 32 | static_cast<std::uint32_t>(m.level)) + 1
+                 : 0;
+      std::array<std::uint64_t, 2> most{at, ~at};
+      cluster_->max(most);
+      usable = at != 0 && most[0] == at && ~most[1] == at;
+    }
+    usable = usable && frontier_.resize(m.frontier);
     // Whatever a failed read left in the arrays, initialize() overwrites every entry.
-    if (!opt_.checkpoints->load_arrays(snapshot_arrays())) {
+    usable = usable && opt_.checkpoints->load_arrays(snapshot_arrays());
+    if (cluster_) usable = cluster_->all(usable);
+    if (!usable) {
       frontier_.clear();
       return false;
     }

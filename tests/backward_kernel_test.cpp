@@ -643,6 +643,56 @@ TEST(BackwardCluster, DistanceToZeroingValuesEqualOneProcess) {
   cluster_agrees<ValueKind::dtz>(15);
 }
 
+// Over a cluster every rank saves its own range at the same level boundaries; killed at any of
+// them, the ranks resume together and end with the one-process values; when one rank has lost
+// its state, all of them start over.
+TEST(BackwardCluster, RanksResumeTogether) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto g = random_graph<ValueKind::dtm>(seed, 80 + seed * 17);
+    std::vector<std::uint8_t> want(g.quiet.size());
+    ASSERT_TRUE(run_kernel(g, want, 1, nullptr));
+    const int ranks = 2 + static_cast<int>(seed % 2);
+    for (int crash_at = 1;; ++crash_at) {
+      std::vector<MemoryCheckpoints> ck(static_cast<std::size_t>(ranks));
+      std::vector<std::vector<std::uint8_t>> values(ck.size(),
+                                                    std::vector<std::uint8_t>(g.quiet.size()));
+      std::vector<std::optional<Result<kernels::BackwardStats>>> got(ck.size());
+      auto run = [&](bool lose_one) {
+        test::run_ranks(ranks, [&](kernels::Cluster& c) {
+          const auto r = static_cast<std::size_t>(c.rank());
+          if (lose_one && r == 1) ck[r].meta.reset();
+          std::fill(values[r].begin(), values[r].end(), std::uint8_t{0xCD});
+          kernels::BackwardOptions opt;
+          opt.chunk = 16;
+          opt.cluster = &c;
+          opt.cluster_round = 5;
+          opt.checkpoints = &ck[r];
+          got[r] = kernels::backward(
+              g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return g.exit_value[j]; },
+              opt);
+        });
+      };
+      for (auto& k : ck) k.crash_at = crash_at;
+      run(false);
+      if (*got[0]) {  // fewer boundaries than crash_at: nothing was killed
+        ASSERT_GT(crash_at, 1);
+        break;
+      }
+      for (std::size_t r = 0; r < ck.size(); ++r) {
+        ASSERT_FALSE(*got[r]) << "every rank stops at the same save";
+        ck[r].crash_at = 0;
+      }
+      const bool lose_one = crash_at % 3 == 0;
+      run(lose_one);
+      for (std::size_t r = 0; r < ck.size(); ++r) {
+        ASSERT_TRUE(*got[r]) << got[r]->error().message();
+        ASSERT_EQ(values[r], want) << "seed " << seed << " killed at save " << crash_at;
+        EXPECT_EQ((*got[r])->resumed_level >= 0, !lose_one) << "rank " << r;
+      }
+    }
+  }
+}
+
 // Spill files: appended pieces come back in order, in whole records, and a drained partition is
 // empty; the store's directory goes with it.
 TEST(BackwardOutOfCore, SpillFilesKeepOrderAndEmptyWhenDrained) {

@@ -232,9 +232,6 @@ class Driver {
     if (!db) return agree_error(std::move(db).error());
     RETRA_TRY(kernels::agree(cluster, {}));  // the other ranks may open the directory now
     db_ = std::move(*db);
-    // Checkpoints of segments finished since (killed between the commit and their removal).
-    for (int s : order_)
-      if (!todo_[s]) remove_checkpoints(s);
     for (int s : order_) remove_out_of_core(s);
 
     return build_all();
@@ -262,6 +259,10 @@ class Driver {
   // same order on every rank, each over all of them.
   Result<std::vector<SegmentReport>> build_all() {
     const G& g = *sel_.game;
+    // Checkpoints of segments finished since (killed between the commit and their removal);
+    // every rank of a cluster build removes its own.
+    for (int s : order_)
+      if (!todo_[s]) remove_checkpoints(s);
     store_.emplace(*db_, n_, req_.threads);
     users_ = std::vector<std::atomic<int>>(static_cast<std::size_t>(n_));
     for (int s : order_)
@@ -466,10 +467,12 @@ class Driver {
   }
 
   // The checkpoint file of segment s (one per distance metric: a distance-to-conversion rerun
-  // must not take the distance-to-mate run's state).
+  // must not take the distance-to-mate run's state; over a cluster one per rank).
   std::filesystem::path checkpoint_path(int s, bool dtc) const {
     auto p = db_->segment_path(name_[s]);
-    p.replace_extension(dtc ? ".dtc.ckpt" : ".ckpt");
+    const kernels::Cluster* c = req_.cluster;
+    p.replace_extension(fmt::format("{}{}.ckpt", dtc ? ".dtc" : "",
+                                    c ? fmt::format(".rank-{}-of-{}", c->rank(), c->size()) : ""));
     return p;
   }
   // The out-of-core directory of segment s (kernel arrays and spill files while it is built).
@@ -536,20 +539,24 @@ class Driver {
     }
     // What a checkpoint belongs to: a state saved by another game, segment, kind or version of
     // the tool is never taken over.
+    // Over a cluster, a rank's state holds its own range: only the same rank of as many takes
+    // it over.
+    const kernels::Cluster* const cluster = req_.cluster;
     const std::string key = fmt::format(
-        "{} {} {} {} segment {} kind {} entries {} retra {}", G::kName, G::kVariant, G::kIndexer,
-        G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion);
+        "{} {} {} {} segment {} kind {} entries {} retra {}{}", G::kName, G::kVariant, G::kIndexer,
+        G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion,
+        cluster ? fmt::format(" rank {} of {}", cluster->rank(), cluster->size()) : "");
     std::optional<FileCheckpoints> ck;
     auto run = [&] {
-      // Over a cluster no checkpoints: each rank would need its own, saved at the same level.
-      if (req_.cluster) return kernels::backward_as<KS>(g, Seg(s), values, lookup, ko);
       const std::uint64_t entries = g.segment_size(Seg(s));
       ck.emplace(
           checkpoint_path(s, ko.dtc), key, req_.checkpoint_seconds,
           [this](const std::string& line) { note(line); },
           [this, s, entries, file = checkpoint_path(s, ko.dtc).filename().string()](
               const kernels::CheckpointPoint& p) {
-            // How far the segment got, for `retra info`; a failure to say so is only noted.
+            // How far the segment got, for `retra info` (rank 0 writes the manifest); a failure
+            // to say so is only noted.
+            if (req_.cluster && req_.cluster->rank() != 0) return;
             std::lock_guard l(mu_);
             const Status st =
                 db_->record_building(name_[s], {{"checkpoint", file},
@@ -650,10 +657,12 @@ class Driver {
     auto kr = run_kernel<KS>(s, values, lookup, threads, ooc.get());
     RETRA_TRY(kernels::agree(cluster, kr ? Status{} : Status(std::move(kr).error())));
     // Every rank has the values now; rank 0 alone writes the file and the manifest.
-    if (!cluster || cluster->rank() == 0)
+    if (!cluster || cluster->rank() == 0) {
       RETRA_TRY(kernels::agree(cluster, publish<KS>(s, values, *kr, threads, tk, t0, ooc.get())));
-    else
+    } else {
       RETRA_TRY(kernels::agree(cluster, {}));
+      remove_checkpoints(s);  // rank 0 has committed the segment
+    }
     // Keep the values while later builds read them; forget dependencies nobody needs any more.
     if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s] && in_memory)
       store_->keep(s, std::move(*in_memory));

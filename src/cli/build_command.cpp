@@ -160,6 +160,7 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   if (!c.json) req.on_segment = [&](const SegmentReport& r) { bar.println(game.report_row(r)); };
   // Notes (a resumed segment, a checkpoint not used) go to stderr under --json: stdout is JSON.
   req.on_note = [&](const std::string& line) {
+    if (c.cluster && c.cluster->rank() != 0) return;  // rank 0 says it for all
     if (c.json)
       std::cerr << "note: " << line << std::endl;
     else
