@@ -1064,14 +1064,25 @@ class Run {
     std::vector<std::vector<Update>> out(ranks);
     std::vector<std::uint8_t> in;
     std::uint64_t preds = 0;
+    const bool prefetch = opt_.tuning.prefetch;
+    constexpr std::uint64_t kAhead = 16;
     auto apply = [&](const Update* u, std::uint64_t count) {
 #pragma omp parallel num_threads(threads_) if (count > kTask)
       {
         auto& mine = parts_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1)
-        for (std::uint64_t t = 0; t < count; t += kTask)
-          for (std::uint64_t k = t; k < std::min(count, t + kTask); ++k)
+        for (std::uint64_t t = 0; t < count; t += kTask) {
+          const std::uint64_t end = std::min(count, t + kTask);
+          for (std::uint64_t k = t; k < end; ++k) {
+            // The targets are random within the rank's range: fetch a few updates ahead.
+            if (prefetch && k + kAhead < end) {
+              const std::uint64_t p = u[k + kAhead].target & ~kLossBit;
+              __builtin_prefetch(&state_[p], 1);
+              __builtin_prefetch(&values_[p], 1);
+            }
             decide(u[k].target, u[k].entry, stage, level, mine);
+          }
+        }
       }
     };
     for (std::uint64_t round = 0; round < rounds; ++round) {
