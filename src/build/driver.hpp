@@ -231,6 +231,7 @@ class Driver {
     db = Database::open_for_build(req_.db, id);
     if (!db) return agree_error(std::move(db).error());
     RETRA_TRY(kernels::agree(cluster, {}));  // the other ranks may open the directory now
+    RETRA_TRY(kernels::agree(cluster, {}));  // and they have
     db_ = std::move(*db);
     for (int s : order_) remove_out_of_core(s);
 
@@ -250,7 +251,7 @@ class Driver {
     RETRA_TRY(kernels::agree(req_.cluster, {}));  // rank 0 has opened and locked the directory
     // Opened the way rank 0 opened it (a new database has no manifest yet); never committed to.
     auto db = Database::open_for_build(req_.db, id);
-    if (!db) return std::move(db).error();
+    RETRA_TRY(kernels::agree(req_.cluster, db ? Status{} : Status(std::move(db).error())));
     db_ = std::move(*db);
     return build_all();
   }
@@ -538,9 +539,8 @@ class Driver {
       kr.metric = ko.dtc ? "dtc" : "dtm";
     }
     // What a checkpoint belongs to: a state saved by another game, segment, kind or version of
-    // the tool is never taken over.
-    // Over a cluster, a rank's state holds its own range: only the same rank of as many takes
-    // it over.
+    // the tool is never taken over; over a cluster, a rank's state holds its own range, and only
+    // the same rank of as many ranks takes it over.
     const kernels::Cluster* const cluster = req_.cluster;
     const std::string key = fmt::format(
         "{} {} {} {} segment {} kind {} entries {} retra {}{}", G::kName, G::kVariant, G::kIndexer,
