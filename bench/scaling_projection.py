@@ -63,7 +63,7 @@ def main():
           f"{bits:.2f} bits per position on disk")
     print()
     print("| stones | positions | (a) in memory, targets in memory | (b) targets from disk | "
-          "(c) per node, 16 partitions | (c) per rank as built | checkpoint | on disk | unmoves sent (c) | "
+          "(c) per node, 16 partitions | (c) rank 0 as built | checkpoint | on disk | unmoves sent (c) | "
           "time (a), (b) | time (c) |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     totals = {"t_ab": 0.0, "t_c": 0.0, "disk": 0.0, "sent": 0.0}
@@ -76,9 +76,10 @@ def main():
         mem_a = kernel + targets
         mem_b = kernel + 2 * GIB  # block caches
         mem_c = kernel / a.nodes + 2 * GIB
-        # What the built MPI transport holds per rank: its share of the counters and frontier,
-        # but the whole segment's values and every capture target (docs/ARCHITECTURE.md).
-        mem_mpi = N + targets + (N + 8 * frontier * N) / a.nodes
+        # What rank 0 of the built MPI transport holds with the capture targets read block-wise:
+        # its share of the kernel's arrays and the whole segment's values, which it writes (the
+        # other ranks hold their share only: column (c)). docs/ARCHITECTURE.md, "Over MPI".
+        mem_mpi = N + kernel / a.nodes + 2 * GIB
         sent = preds * N * (1 - 1 / a.nodes) * 16  # updates of 16 bytes to other nodes
         t_ab = spp(N) * N / (a.cores * a.efficiency)
         t_c = max(spp(N) * N / (a.nodes * a.node_cores * a.efficiency),
@@ -99,7 +100,7 @@ def main():
     print(f"whole game: {sum(positions(n) for n in range(49)):,} positions, "
           f"{totals['disk'] / 1e9:,.0f} GB on disk; peak memory (a) {peak['a'] / GIB:,.0f} GiB, "
           f"(b) {peak['b'] / GIB:,.0f} GiB, (c) {peak['c'] / GIB:,.0f} GiB per node "
-          f"({peak['mpi'] / GIB:,.0f} GiB per rank as built); "
+          f"({peak['mpi'] / GIB:,.0f} GiB on rank 0 as built); "
           f"time (a)/(b) {totals['t_ab'] / 3600:,.1f} h on {a.cores} cores at "
           f"{a.efficiency:.0%}, (c) {totals['t_c'] / 3600:,.1f} h on {a.nodes} x "
           f"{a.node_cores} cores ({totals['sent'] / 1e12:,.1f} TB of updates over "

@@ -493,11 +493,15 @@ class Run {
     RETRA_TRY(propagate());
     finalize();
     if (cluster_) {
-      // Every rank gets every rank's values: the writer and later segments read them all.
+      // Rank 0 writes the values; the other ranks need them too when later segments read them
+      // from memory.
       std::vector<std::uint64_t> bounds(partitions_ + 1);
       for (std::size_t r = 0; r <= partitions_; ++r)
         bounds[r] = std::min<std::uint64_t>(size_, r * part_size_);
-      cluster_->share(std::span(values_, size_), bounds);
+      if (opt_.cluster_share)
+        cluster_->share(std::span(values_, size_), bounds);
+      else
+        cluster_->gather(std::span(values_, size_), bounds);
       st_.predecessors = cluster_->total(st_.predecessors);
     }
     st_.propagate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -96,6 +96,8 @@ class Cluster {
                         std::vector<std::uint8_t>& in, const std::function<void()>& meanwhile) = 0;
   // bytes[bounds[r], bounds[r + 1]) is rank r's: afterwards every rank has every part.
   virtual void share(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) = 0;
+  // The same parts, to rank 0 only (the others keep their own).
+  virtual void gather(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) = 0;
   // Helpers over sum(): one number, and whether every rank says yes.
   std::uint64_t total(std::uint64_t x) {
     sum(std::span(&x, 1));
@@ -137,9 +139,11 @@ struct KernelOptions {
   // given should live there too (the caller maps it from the same storage).
   OutOfCore* out_of_core = nullptr;
   // Backward kernel only: run over the ranks of a cluster, each owning a range of the segment
-  // (null: this process alone). Every rank ends with all the values. Not with out_of_core or
-  // checkpoints.
+  // (null: this process alone). Not with out_of_core.
   Cluster* cluster = nullptr;
+  // Over a cluster: every rank ends with all the values (true), or rank 0 alone (false: the
+  // others hold their own range only).
+  bool cluster_share = true;
   // Over a cluster: frontier entries per rank per round of update batches (bounds the batches
   // in memory; the tests make it tiny so that ranks need different numbers of rounds).
   std::uint64_t cluster_round = std::uint64_t{1} << 18;

@@ -44,6 +44,21 @@ Result<std::unique_ptr<Database>> Database::open(const fs::path& dir) {
   return db;
 }
 
+Status Database::reload_manifest() {
+  auto m = load_manifest(dir_);
+  if (!m) return std::move(m).error();
+  std::lock_guard lock(mu_);
+  for (auto it = readers_.begin(); it != readers_.end();) {
+    const format::SegmentRecord* was = manifest_.find(it->first);
+    const format::SegmentRecord* now = m->find(it->first);
+    const bool same =
+        was && now && was->file == now->file && was->header_checksum == now->header_checksum;
+    it = same ? std::next(it) : readers_.erase(it);
+  }
+  manifest_ = std::move(*m);
+  return {};
+}
+
 Result<std::unique_ptr<Database>> Database::open_for_build(const fs::path& dir,
                                                            const DatabaseIdentity& id) {
   std::error_code ec;

@@ -40,6 +40,10 @@ class Database {
 
   const fs::path& dir() const noexcept { return dir_; }
   const format::Manifest& manifest() const noexcept { return manifest_; }
+  // Reads the manifest again from disk, for a reader of a directory that another process
+  // writes (the ranks beside rank 0 of a cluster build, between segments); readers of segments
+  // whose record changed are dropped. Not while another thread reads manifest() or a reader.
+  Status reload_manifest();
   bool has_segment(std::string_view name) const { return manifest_.find(name) != nullptr; }
   fs::path segment_path(std::string_view name) const;
 

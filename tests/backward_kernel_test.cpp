@@ -602,8 +602,9 @@ TEST(BackwardOutOfCore, DistanceToZeroingValuesEqualInMemory) {
 
 // Over a cluster (ranks as threads here, MPI ranks in the build): 1, 2, 3 and 7 ranks and more
 // ranks than chunks, each owning a range of whole chunks, rounds of 3 frontier entries so that
-// ranks need different numbers of rounds: every rank ends with the values and counts of the
-// one-process kernel.
+// ranks need different numbers of rounds: every rank ends with the counts of the one-process
+// kernel and its values (shared), or rank 0 with all of them and the others with their own range
+// (gathered to rank 0).
 template <ValueKind K>
 void cluster_agrees(std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
@@ -623,12 +624,24 @@ void cluster_agrees(std::uint64_t seeds) {
         opt.chunk = 16;
         opt.cluster = &c;
         opt.cluster_round = 3;
+        opt.cluster_share = seed % 2 == 0;
         stats[r] = kernels::backward(
             g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
       });
+      const std::size_t own =
+          (static_cast<std::size_t>(chunks) + static_cast<std::size_t>(ranks) - 1) /
+          static_cast<std::size_t>(ranks) * 16;
       for (std::size_t r = 0; r < values.size(); ++r) {
         ASSERT_TRUE(*stats[r]) << stats[r]->error().message();
-        ASSERT_EQ(values[r], want) << "seed " << seed << ", rank " << r << " of " << ranks;
+        if (r == 0 || seed % 2 == 0) {
+          ASSERT_EQ(values[r], want) << "seed " << seed << ", rank " << r << " of " << ranks;
+        } else {
+          const std::size_t b = std::min(want.size(), r * own), e = std::min(want.size(), b + own);
+          ASSERT_TRUE(std::equal(want.begin() + static_cast<std::ptrdiff_t>(b),
+                                 want.begin() + static_cast<std::ptrdiff_t>(e),
+                                 values[r].begin() + static_cast<std::ptrdiff_t>(b)))
+              << "seed " << seed << ", rank " << r << " of " << ranks << ": its own range";
+        }
         expect_same_counts(**stats[r], *clean);
         EXPECT_EQ((*stats[r])->partitions, static_cast<std::uint64_t>(ranks));
       }

@@ -24,34 +24,42 @@ std::vector<std::pair<std::string, std::vector<std::string>>> small_builds() {
           {"chess", chess ? *chess : std::vector<std::string>{}}};
 }
 
+// Over 3 ranks, with the capture targets in memory (kept on every rank) and read block-wise from
+// the files rank 0 wrote (the other ranks read the manifest again after each segment).
 TEST(ClusterBuild, SegmentFilesEqualOneProcess) {
+  constexpr int kRanks = 3;
   for (const auto& [game, targets] : small_builds()) {
     test::TempDir dir;
     BuildRequest alone = test::build_request(game, targets, dir / "alone");
     alone.block_entries = 1024;
     auto built = build(alone);
     ASSERT_TRUE(built) << built.error().message();
-    constexpr int kRanks = 3;
-    std::vector<std::optional<Result<std::vector<SegmentReport>>>> got(kRanks);
-    test::run_ranks(kRanks, [&](kernels::Cluster& c) {
-      BuildRequest r = alone;
-      r.db = dir / "ranks";
-      r.threads = 1;
-      r.cluster = &c;
-      got[static_cast<std::size_t>(c.rank())] = build(r);
-    });
-    for (int r = 0; r < kRanks; ++r) {
-      const auto& res = *got[static_cast<std::size_t>(r)];
-      ASSERT_TRUE(res) << game << " rank " << r << ": " << res.error().message();
-      // Every rank built every segment; rank 0 alone reports and writes.
-      EXPECT_EQ(res->size(), r == 0 ? built->size() : 0u) << game << " rank " << r;
+    for (bool low_memory : {false, true}) {
+      const auto db_dir = dir / (low_memory ? "ranks-block-wise" : "ranks");
+      std::vector<std::optional<Result<std::vector<SegmentReport>>>> got(kRanks);
+      test::run_ranks(kRanks, [&](kernels::Cluster& c) {
+        BuildRequest r = alone;
+        r.db = db_dir;
+        r.threads = 1;
+        r.cluster = &c;
+        r.low_memory = low_memory;
+        got[static_cast<std::size_t>(c.rank())] = build(r);
+      });
+      for (int r = 0; r < kRanks; ++r) {
+        const auto& res = *got[static_cast<std::size_t>(r)];
+        ASSERT_TRUE(res) << game << " rank " << r << ": " << res.error().message();
+        // Every rank built every segment; rank 0 alone reports and writes.
+        EXPECT_EQ(res->size(), r == 0 ? built->size() : 0u) << game << " rank " << r;
+      }
+      EXPECT_GT(test::expect_same_segment_files(dir / "alone", db_dir, game), 2) << game;
+      auto db = Database::open(db_dir);
+      ASSERT_TRUE(db);
+      EXPECT_EQ((*db)->manifest().segments.size(), built->size());
+      for (const auto& rec : (*db)->manifest().segments) {
+        EXPECT_EQ(rec.build["ranks"], kRanks) << game << " " << rec.name;
+        EXPECT_EQ(rec.build["capture_targets"], low_memory ? "block-wise" : "memory") << game;
+      }
     }
-    EXPECT_GT(test::expect_same_segment_files(dir / "alone", dir / "ranks", game), 2) << game;
-    auto db = Database::open(dir / "ranks");
-    ASSERT_TRUE(db);
-    EXPECT_EQ((*db)->manifest().segments.size(), built->size());
-    for (const auto& rec : (*db)->manifest().segments)
-      EXPECT_EQ(rec.build["ranks"], kRanks) << game << " " << rec.name;
   }
 }
 
@@ -81,8 +89,8 @@ TEST(ClusterBuild, AFailureOnOneRankStopsEveryRank) {
   EXPECT_EQ(builds[1]->error().cause(), Cause::peer_failed);
 }
 
-// A cluster build keeps its arrays and capture targets in memory on every rank and runs the
-// backward kernel: the rest is refused on every rank, before anything is written.
+// A cluster build keeps the kernel's arrays in memory on every rank and runs the backward
+// kernel: the rest is refused on every rank, before anything is written.
 TEST(ClusterBuild, RefusesWhatItCannotSpread) {
   test::TempDir dir;
   for (int what = 0; what < 3; ++what) {

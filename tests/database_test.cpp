@@ -244,6 +244,34 @@ TEST(DatabaseDir, ExistingSegmentsAreSkippedUnlessForced) {
   for (int n = 0; n <= 6; ++n) EXPECT_TRUE((*db)->has_segment(std::to_string(n)));
 }
 
+// A reader of a directory that another process writes (the ranks beside rank 0 of a cluster
+// build) sees new segments after reload_manifest(), and a rebuilt segment through a new reader.
+TEST(DatabaseDir, ReloadSeesWhatAnotherWriterCommitted) {
+  test::TempDir dir;
+  BuildRequest opt = test::awari_request(4, dir.path());
+  ASSERT_TRUE(build(opt));
+  auto db = Database::open(dir.path());
+  ASSERT_TRUE(db);
+  auto old_reader = (*db)->segment("4");
+  ASSERT_TRUE(old_reader);
+  opt.targets = awari::stone_range(0, 6);
+  ASSERT_TRUE(build(opt));
+  opt.targets = {"4"};
+  opt.force = true;
+  opt.block_entries = 256;  // another file for segment 4
+  ASSERT_TRUE(build(opt));
+  EXPECT_FALSE((*db)->has_segment("6"));
+  ASSERT_TRUE((*db)->reload_manifest());
+  EXPECT_TRUE((*db)->has_segment("6"));
+  auto six = (*db)->segment("6");
+  ASSERT_TRUE(six) << six.error().message();
+  auto four = (*db)->segment("4");
+  ASSERT_TRUE(four) << four.error().message();
+  // The reader of the file now on disk, not the one opened before the rebuild.
+  EXPECT_EQ((*four)->header_checksum(), (*db)->manifest().find("4")->header_checksum);
+  EXPECT_NE((*four)->header_checksum(), (*old_reader)->header_checksum());
+}
+
 TEST(DatabaseDir, ConcurrentBuildsAreLockedOut) {
   test::TempDir dir;
   auto lock = io::DirectoryLock::acquire(dir.path());

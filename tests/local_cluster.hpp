@@ -52,16 +52,23 @@ class LocalCluster final : public kernels::Cluster {
     hub_.meet.arrive_and_wait();  // the senders' buffers are read
   }
   void share(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) override {
+    copy_parts(bytes, bounds, true);
+  }
+  void gather(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) override {
+    copy_parts(bytes, bounds, rank_ == 0);
+  }
+
+ private:
+  void copy_parts(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds,
+                  bool receive) {
     hub_.arrays[me()] = bytes.data();
     hub_.meet.arrive_and_wait();
-    for (std::size_t r = 0; r < hub_.arrays.size(); ++r)
+    for (std::size_t r = 0; r < hub_.arrays.size() && receive; ++r)
       if (r != me() && bounds[r + 1] > bounds[r])
         std::memcpy(bytes.data() + bounds[r], hub_.arrays[r] + bounds[r],
                     bounds[r + 1] - bounds[r]);
     hub_.meet.arrive_and_wait();
   }
-
- private:
   std::size_t me() const { return static_cast<std::size_t>(rank_); }
   template <class Op>
   void reduce(std::span<std::uint64_t> v, Op op) {

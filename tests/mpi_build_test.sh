@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `mpirun -np 2 retra build` on one machine (oversubscribed): Awari 0..14 and xiangqi KRKG+KCKG
-# byte-identical to the one-process build, rank 0 alone reports, the manifest says 2 ranks, and
-# what does not run over ranks is refused with a message and a nonzero exit on every rank.
+# `mpirun -np 2 retra build` on one machine (oversubscribed): Awari 0..14 (capture targets in
+# memory and block-wise) and xiangqi KRKG+KCKG byte-identical to the one-process build, rank 0
+# alone reports, the manifest says 2 ranks, and what does not run over ranks is refused with a
+# message and a nonzero exit on every rank.
 # Usage: mpi_build_test.sh <retra binary>
 set -euo pipefail
 retra=$1
@@ -38,6 +39,11 @@ man = json.load(open(sys.argv[2]))
 assert all(s["build"]["ranks"] == 2 for s in man["segments"]), "manifest ranks"
 print("report and manifest: 2 ranks")
 PY
+# Capture targets read block-wise from the files rank 0 wrote (the other rank reads the manifest
+# again after each segment).
+"${mpi[@]}" "$retra" build awari --stones 0-14 --db "$work/ranks-low" --threads 1 --low-memory \
+  --no-progress > /dev/null
+same "$work/alone" "$work/ranks-low"
 "$retra" build xiangqi --endgame KRKG KCKG --db "$work/xq-alone" --threads 1 --no-progress \
   > /dev/null
 "${mpi[@]}" "$retra" build xiangqi --endgame KRKG KCKG --db "$work/xq-ranks" --threads 1 \

@@ -53,11 +53,10 @@ Status check_request(const BuildRequest& r, bool score, bool dtc) {
   if (r.out_of_core && r.kernel == Kernel::forward)
     return Error(Errc::invalid_argument,
                  "--out-of-core runs the backward kernel out of core; drop --kernel forward");
-  if (r.cluster && (r.kernel == Kernel::forward || r.out_of_core || r.low_memory))
+  if (r.cluster && (r.kernel == Kernel::forward || r.out_of_core))
     return Error(Errc::invalid_argument,
-                 "a build over MPI ranks runs the backward kernel with its arrays and capture "
-                 "targets in memory; drop --kernel forward, --out-of-core and --low-memory, or "
-                 "run without mpirun");
+                 "a build over MPI ranks runs the backward kernel with its arrays in memory; "
+                 "drop --kernel forward and --out-of-core, or run without mpirun");
   if (r.metric == Metric::dtc && !dtc)
     return Error(Errc::invalid_argument,
                  fmt::format("--metric dtc is for games that store distances to conversion; {} "

@@ -211,12 +211,12 @@ class Driver {
     kernels::Cluster* const cluster = req_.cluster;
     if (cluster)
       for (int s : order_)
-        if (todo_[s] && (!in_memory_[s] || out_of_core_[s] > 0))
+        if (todo_[s] && out_of_core_[s] > 0)
           return Error(Errc::resource,
-                       fmt::format("a build over MPI ranks keeps every segment and its capture "
-                                   "targets in memory on every rank, and segment {} does not "
-                                   "fit the limit that way (`retra build --plan` shows the "
-                                   "need); raise --memory or build without mpirun",
+                       fmt::format("a build over MPI ranks keeps the kernel's arrays in memory "
+                                   "on every rank, and segment {} does not fit the limit that "
+                                   "way (`retra build --plan` shows the need); raise --memory "
+                                   "or build without mpirun",
                                    name_[s]));
     const DatabaseIdentity id{std::string(G::kName), std::string(G::kVariant),
                               std::string(G::kIndexer), std::string(G::kValueEncoding)};
@@ -495,7 +495,7 @@ class Driver {
   // backward one (with the distance-to-conversion fallback of the games that allow it).
   template <ValueKind KS>
   Result<KernelRun> run_kernel(int s, std::span<std::uint8_t> values, Lookup<G, KS>& lookup,
-                               int threads, kernels::OutOfCore* ooc) {
+                               int threads, kernels::OutOfCore* ooc, bool share) {
     const G& g = *sel_.game;
     kernels::KernelOptions ko;
     ko.threads = threads;
@@ -506,6 +506,7 @@ class Driver {
     ko.partitions = req_.partitions;
     ko.out_of_core = ooc;
     ko.cluster = req_.cluster;
+    ko.cluster_share = share;
     KernelRun kr;
     kr.kernel = std::string(kernel_name(req_.kernel));
     if constexpr (KS == ValueKind::score) {
@@ -654,7 +655,10 @@ class Driver {
       values = in_memory->span();
     }
     const auto tk = Clock::now();
-    auto kr = run_kernel<KS>(s, values, lookup, threads, ooc.get());
+    // Values later segments read from memory are kept: over a cluster, every rank then needs
+    // them; the others reach rank 0 alone, which writes them (later builds read the file).
+    const bool keep = users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s];
+    auto kr = run_kernel<KS>(s, values, lookup, threads, ooc.get(), keep);
     RETRA_TRY(kernels::agree(cluster, kr ? Status{} : Status(std::move(kr).error())));
     // Every rank has the values now; rank 0 alone writes the file and the manifest.
     if (!cluster || cluster->rank() == 0) {
@@ -663,9 +667,12 @@ class Driver {
       RETRA_TRY(kernels::agree(cluster, {}));
       remove_checkpoints(s);  // rank 0 has committed the segment
     }
+    // Beside rank 0: the manifest as rank 0 wrote it, so that later segments can read this one
+    // from disk.
+    if (cluster)
+      RETRA_TRY(kernels::agree(cluster, cluster->rank() != 0 ? db_->reload_manifest() : Status{}));
     // Keep the values while later builds read them; forget dependencies nobody needs any more.
-    if (users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s] && in_memory)
-      store_->keep(s, std::move(*in_memory));
+    if (keep && in_memory) store_->keep(s, std::move(*in_memory));
     for (int d : deps(s))
       if (--users_[static_cast<std::size_t>(d)] == 0) store_->drop(d);
     return {};

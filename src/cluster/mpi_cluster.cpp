@@ -95,6 +95,22 @@ void MpiCluster::share(std::span<std::uint8_t> bytes, std::span<const std::uint6
   }
 }
 
+void MpiCluster::gather(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) {
+  for (int r = 1; r < size_; ++r) {
+    if (rank_ != 0 && rank_ != r) continue;
+    const std::uint64_t b = bounds[static_cast<std::size_t>(r)];
+    const std::uint64_t e = bounds[static_cast<std::size_t>(r) + 1];
+    for (std::uint64_t off = b, piece = 0; off < e; off += kMessageBytes, ++piece) {
+      const int n = static_cast<int>(std::min(kMessageBytes, e - off));
+      if (rank_ == 0)
+        MPI_Recv(bytes.data() + off, n, MPI_BYTE, r, static_cast<int>(piece), MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+      else
+        MPI_Send(bytes.data() + off, n, MPI_BYTE, 0, static_cast<int>(piece), MPI_COMM_WORLD);
+    }
+  }
+}
+
 void MpiCluster::abort(int code) {
   MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);  // MPI_Abort does not return; the compiler cannot know
@@ -119,6 +135,7 @@ void MpiCluster::exchange(std::span<const std::span<const std::uint8_t>>,
   meanwhile();
 }
 void MpiCluster::share(std::span<std::uint8_t>, std::span<const std::uint64_t>) {}
+void MpiCluster::gather(std::span<std::uint8_t>, std::span<const std::uint64_t>) {}
 void MpiCluster::abort(int code) { std::exit(code); }
 
 #endif

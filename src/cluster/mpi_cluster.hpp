@@ -30,6 +30,7 @@ class MpiCluster final : public kernels::Cluster {
   void exchange(std::span<const std::span<const std::uint8_t>> out, std::vector<std::uint8_t>& in,
                 const std::function<void()>& meanwhile) override;
   void share(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) override;
+  void gather(std::span<std::uint8_t> bytes, std::span<const std::uint64_t> bounds) override;
   // Ends every rank of the job with exit code `code` (a rank that cannot go on while the
   // others may be waiting for it in a collective).
   [[noreturn]] void abort(int code);
