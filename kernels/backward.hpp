@@ -1065,8 +1065,11 @@ class Run {
     cluster_->max(std::span(&rounds, 1));
     const std::uint64_t* const frontier = frontier_.data();
     std::vector<std::vector<Update>> buckets(static_cast<std::size_t>(threads_) * ranks);
+    // Per-round scratch, kept from round to round: the batches out and in, and received updates.
     std::vector<std::vector<Update>> out(ranks);
+    std::vector<std::span<const std::uint8_t>> batches(ranks);
     std::vector<std::uint8_t> in;
+    std::vector<Update> got;
     std::uint64_t preds = 0;
     const bool prefetch = opt_.tuning.prefetch;
     constexpr std::uint64_t kAhead = 16;
@@ -1093,7 +1096,6 @@ class Run {
       const std::uint64_t s0 = std::min(n, round * kSlice), s1 = std::min(n, s0 + kSlice);
       preds += send_slice(frontier, s0, s1, buckets);
       // One batch per rank: the threads' buckets end to end (one thread's bucket as it is).
-      std::vector<std::span<const std::uint8_t>> batches(ranks);
       for (std::size_t q = 0; q < ranks; ++q) {
         out[q].clear();
         if (q == me) continue;
@@ -1118,7 +1120,6 @@ class Run {
       });
       // Received bytes carry no alignment promise: copied into updates a piece at a time.
       constexpr std::size_t kPiece = std::size_t{1} << 16;
-      std::vector<Update> got;
       for (std::size_t b = 0; b < in.size(); b += kPiece * sizeof(Update)) {
         const std::size_t bytes = std::min(in.size() - b, kPiece * sizeof(Update));
         got.resize(bytes / sizeof(Update));
