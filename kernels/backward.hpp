@@ -940,6 +940,7 @@ class Run {
     Cell* const state = state_;
     const std::uint64_t* const frontier = frontier_.data();
     const bool prefetch = opt_.tuning.prefetch;
+    const bool shared = threads_ > 1 && n > kTask;  // else one thread writes every cell
     std::uint64_t preds = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
     {
@@ -962,7 +963,10 @@ class Run {
                                });
           }
           preds += buf.size();
-          for (const auto& [e, p_entry] : buf) decide(e, p_entry, stage, level, out);
+          if (shared)
+            for (const auto& [e, p_entry] : buf) decide(e, p_entry, stage, level, out);
+          else
+            for (const auto& [e, p_entry] : buf) decide<false>(e, p_entry, stage, level, out);
         }
         progress_advance(opt_.progress, tend - t);
       }
@@ -1003,7 +1007,17 @@ class Run {
       for (std::size_t q = 0; q < parts; ++q)
         for (int t = 0; t < threads_; ++t) {
           auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
-          for (const Update& u : bucket) decide(u.target, u.entry, stage, level, decided[q]);
+          const Update* const u = bucket.data();
+          const std::size_t m = bucket.size();
+          constexpr std::size_t kAhead = 16;
+          for (std::size_t k = 0; k < m; ++k) {
+            if (k + kAhead < m) {
+              const std::uint64_t p = u[k + kAhead].target & ~kLossBit;
+              __builtin_prefetch(&state_[p], 1);
+              __builtin_prefetch(&values_[p], 1);
+            }
+            decide<false>(u[k].target, u[k].entry, stage, level, decided[q]);
+          }
           bucket.clear();
         }
     }
@@ -1226,11 +1240,31 @@ class Run {
 
   // One (child, parent) pair: a lost child makes the parent a win; otherwise the parent's counter
   // falls, and the thread that brings it to zero claims the parent as a loss if the rules say it
-  // is ready.
+  // is ready. Shared: other threads may update the same cells at once (locked read-modify-write
+  // instructions); not shared: this thread is the cells' only writer (an owner applying its
+  // partition, or one thread), and plain loads and stores let the processor overlap the cache
+  // misses of many updates, which a locked instruction forbids (docs/PERFORMANCE.md).
+  template <bool Shared = true>
   void decide(std::uint64_t e, std::uint64_t p_entry, int stage, int level,
               std::vector<std::uint64_t>& out) {
     const std::uint64_t p = e & ~kLossBit;
     Cell& sp = state_[p];
+    if constexpr (!Shared) {
+      const Cell s = sp;
+      if (s & kDecided) return;
+      if (e >> 63) {
+        sp = static_cast<Cell>(s | kDecided);
+        values_[p] = R::win_value(stage, level);
+        out.push_back(p_entry);
+      } else if ((s & kCounter) == 1 && R::loss_ready(values_[p], stage, level)) {
+        sp = static_cast<Cell>((s - 1) | kDecided);
+        values_[p] = R::loss_value(stage, level);
+        out.push_back(p_entry | kLossBit);
+      } else {
+        sp = static_cast<Cell>(s - 1);
+      }
+      return;
+    }
     if (load(sp) & kDecided) return;
     if (e >> 63) {
       // The child is lost for its mover: p wins by moving there.
