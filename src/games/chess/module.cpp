@@ -404,13 +404,12 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
   st.dtm = g.is_dtm(s);
   const std::uint64_t half = g.table(s).indexer->size();
   st.index_size = half;
-  // Per side: counts, histogram and the longest wins with the smallest index reaching them.
+  // Per side: how often each byte occurs among legal positions and the smallest index holding
+  // it; histogram, classes and longest lines are decoded from those 256 counts at the end (a
+  // counter per position instead of a map insertion and a decode: this runs after every build).
   struct Acc {
-    std::uint64_t legal = 0;
-    std::array<std::uint64_t, 5> wdl{};
-    std::map<int, std::uint64_t> hist;
-    int longest = -1, longest_cursed = -1;
-    std::uint64_t at = 0, at_cursed = 0;
+    std::array<std::uint64_t, 256> count{}, first{};
+    Acc() { first.fill(UINT64_MAX); }
   };
   for (int side = 0; side < 2; ++side) {
     const std::uint64_t chunk = 1u << 14, chunks = (half + chunk - 1) / chunk;
@@ -427,52 +426,49 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
         for (std::uint64_t i = first; i < end; ++i) {
           if (i > first) g.next(s, p);
           if (!p.valid) continue;
-          ++a.legal;
-          const int b = values[i];
-          if (st.dtm) {
-            const auto d = decode_dtm(b);
-            ++a.hist[d ? *d : 0];  // draws and mated positions share 0; WDL tells them apart
-            if (d && *d > 0 && (*d > a.longest || (*d == a.longest && i < a.at))) {
-              a.longest = *d;
-              a.at = i;
-            }
-          } else {
-            const Dtz d = decode_dtz(b);
-            ++a.wdl[static_cast<std::size_t>(d.wdl + 2)];
-            ++a.hist[d.dtz];
-            int& best = d.wdl == win ? a.longest : a.longest_cursed;
-            std::uint64_t& at = d.wdl == win ? a.at : a.at_cursed;
-            if (d.wdl > 0 && (d.dtz > best || (d.dtz == best && i < at))) {
-              best = d.dtz;
-              at = i;
-            }
-          }
+          const std::uint8_t b = values[i];
+          ++a.count[b];
+          a.first[b] = std::min(a.first[b], i);
         }
       }
-      {
-        std::lock_guard lock(mu);
-        total.legal += a.legal;
-        for (int k = 0; k < 5; ++k) total.wdl[k] += a.wdl[k];
-        for (const auto& [v, n] : a.hist) total.hist[v] += n;
-        if (a.longest > total.longest || (a.longest == total.longest && a.at < total.at)) {
-          total.longest = a.longest;
-          total.at = a.at;
-        }
-        if (a.longest_cursed > total.longest_cursed ||
-            (a.longest_cursed == total.longest_cursed && a.at_cursed < total.at_cursed)) {
-          total.longest_cursed = a.longest_cursed;
-          total.at_cursed = a.at_cursed;
-        }
+      std::lock_guard lock(mu);
+      for (int b = 0; b < 256; ++b) {
+        total.count[b] += a.count[b];
+        total.first[b] = std::min(total.first[b], a.first[b]);
       }
     }
     Side& out = st.side[static_cast<std::size_t>(side)];
-    out.legal = total.legal;
-    out.wdl = st.dtm ? std::array<std::uint64_t, 5>{} : total.wdl;
-    out.histogram = total.hist;
+    // The longest (the smallest index among equals) of the wins and of the cursed wins.
+    int longest = -1, longest_cursed = -1;
+    std::uint64_t at = 0, at_cursed = 0;
+    for (int b = 0; b < 256; ++b) {
+      const std::uint64_t n = total.count[static_cast<std::size_t>(b)];
+      if (n == 0) continue;
+      const std::uint64_t i = total.first[static_cast<std::size_t>(b)];
+      out.legal += n;
+      int plies = 0;
+      bool cursed = false;
+      if (st.dtm) {
+        const auto d = decode_dtm(b);
+        out.histogram[d ? *d : 0] += n;  // draws and mated positions share 0; WDL tells them apart
+        plies = d ? *d : 0;
+      } else {
+        const Dtz d = decode_dtz(b);
+        out.wdl[static_cast<std::size_t>(d.wdl + 2)] += n;
+        out.histogram[d.dtz] += n;
+        plies = d.wdl > 0 ? d.dtz : 0;
+        cursed = d.wdl != win;
+      }
+      int& best = cursed ? longest_cursed : longest;
+      std::uint64_t& best_at = cursed ? at_cursed : at;
+      if (plies > 0 && (plies > best || (plies == best && i < best_at))) {
+        best = plies;
+        best_at = i;
+      }
+    }
     auto example = [&](std::uint64_t i) { return to_fen(g.board(s, g.unrank(s, i))); };
-    if (total.longest > 0) out.longest = Longest{total.longest, example(total.at)};
-    if (total.longest_cursed > 0)
-      out.longest_cursed = Longest{total.longest_cursed, example(total.at_cursed)};
+    if (longest > 0) out.longest = Longest{longest, example(at)};
+    if (longest_cursed > 0) out.longest_cursed = Longest{longest_cursed, example(at_cursed)};
   }
   return st;
 }

@@ -266,9 +266,12 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
   // parents reported below), and undoing a move of a piece other than a king keeps the
   // orientation: such a parent is a representative too and ranks without a symmetry search.
   // Only with both kings on the a1-h8 diagonal do the other pieces decide the orientation.
+  // Without pawns q is a representative already (the frontier holds nothing else), so only the
+  // pawn configuration's code has to be found, and only with pawns.
   std::uint32_t code = 0;
-  const bool same_frame = (!pawnless || transform(4, wk) != wk || transform(4, bk) != bk) &&
-                          ix.representative(q.sq.data(), &code);
+  const bool same_frame = pawnless ? transform(4, wk) != wk || transform(4, bk) != bk
+                                   : ix.representative(q.sq.data(), &code);
+  assert(!same_frame || !pawnless || ix.representative(q.sq.data(), &code));
   const std::uint64_t base = mover == black ? ix.size() : 0;
   // The parent is a position only if its side not to move (q's side) is not in check there.
   const int their_king = q.side == white ? wk : bk;
