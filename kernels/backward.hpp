@@ -61,6 +61,10 @@ struct BackwardStats {
   // the bytes of updates spilled to storage out of core.
   std::uint64_t partitions = 0;
   std::uint64_t spilled_bytes = 0;
+  // Distances beyond a byte (kinds whose rules allow them, Rules<K>::kFarLevel): the positions
+  // whose value is a far code, as (index, code) in index order. Their byte holds the kind's
+  // clamped code (dtz: 253 for a win, 254 for a loss, which alone mean exactly 126 plies).
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> far;
 };
 
 namespace bw {
@@ -211,9 +215,16 @@ struct Rules<ValueKind::dtz> {
   static constexpr int kHorizon = 100;  // plies: the 50-move rule
   static constexpr bool kSeedsEveryLevel = true;
   static constexpr int kFirstLevel = 0;  // the mated positions
-  static constexpr int kMaxLevel = 125;  // the parents of level 125 get 126, the last byte values
+  // Distances of 127 plies and more (cursed wins and blessed losses of tables such as KBBvKN) do
+  // not fit a byte: their byte holds 253 or 254 (the codes of 126 plies), and the run lists the
+  // exact codes (BackwardStats::far). Levels beyond kMaxLevel are refused.
+  static constexpr int kFarLevel = 127;
+  static constexpr int kMaxLevel = 32000;
   static constexpr int win_code(int d) { return 2 * d + 1; }
   static constexpr int loss_code(int d) { return 2 * d + 2; }
+  static constexpr std::uint8_t byte_of(int code) {
+    return static_cast<std::uint8_t>(code < 253 ? code : (code & 1) ? 253 : 254);
+  }
   static void fold(Exits& e, int, int child, bool) {
     if (child == 0)
       e.draw = true;
@@ -234,14 +245,14 @@ struct Rules<ValueKind::dtz> {
   static int seed_level(int v) { return v < 2 ? -1 : (v & 1) ? (v - 1) / 2 : (v - 2) / 2; }
   static SeedCodes seeds(int, int d) { return {win_code(d), loss_code(d)}; }
   static bool is_loss(std::uint8_t v) { return v >= 2 && !(v & 1); }
-  static std::uint8_t win_value(int, int d) { return static_cast<std::uint8_t>(win_code(d + 1)); }
+  static std::uint8_t win_value(int, int d) { return byte_of(win_code(d + 1)); }
   // A position with a winning conversion never loses; otherwise it loses once the level has
   // reached what its losing conversions force.
   static bool loss_ready(std::uint8_t v, int, int d) {
     if (v & 1) return false;
     return (v ? (v - 2) / 2 : 0) <= d + 1;
   }
-  static std::uint8_t loss_value(int, int d) { return static_cast<std::uint8_t>(loss_code(d + 1)); }
+  static std::uint8_t loss_value(int, int d) { return byte_of(loss_code(d + 1)); }
   static std::string phase(const std::string& label, int, int d) {
     return fmt::format("{}: level {}", label, d);
   }
@@ -492,6 +503,7 @@ class Run {
     t0 = Clock::now();
     RETRA_TRY(propagate());
     finalize();
+    std::sort(st_.far.begin(), st_.far.end());
     if (cluster_) {
       // Rank 0 writes the values; the other ranks need them too when later segments read them
       // from memory.
@@ -680,6 +692,34 @@ class Run {
       if (packed_) return g_.unpack(seg_, e);
     return g_.unrank(seg_, e);
   }
+  std::uint64_t index_of(std::uint64_t e) const {
+    if constexpr (HasPacking<G>)
+      if (packed_) return g_.rank(seg_, g_.unpack(seg_, e));
+    return e;
+  }
+
+  // Kinds with far codes: the positions just decided at level d (the next frontier) when d is
+  // beyond what a byte holds, listed with their exact codes. Over MPI each rank would hold its
+  // own part of the list, which nothing gathers yet: refused there.
+  Status record_far(int d) {
+    if constexpr (requires { R::kFarLevel; }) {
+      if (cluster_) {
+        if (global(next_.size()) == 0) return {};
+        return Error(Errc::resource, Cause::distance_overflow,
+                     fmt::format("{}: a distance of {} plies does not fit a byte, and such "
+                                 "distances are not built over MPI yet; build this segment "
+                                 "without mpirun",
+                                 opt_.label, d));
+      }
+      const std::uint64_t* const e = next_.data();
+      for (std::uint64_t k = 0, n = next_.size(); k < n; ++k)
+        st_.far.emplace_back(
+            index_of(e[k] & ~kLossBit),
+            static_cast<std::uint32_t>((e[k] & kLossBit) ? R::loss_code(d) : R::win_code(d)));
+    }
+    (void)d;
+    return {};
+  }
 
   // ---- checkpoints: the run's state at a level boundary -------------------------------------
   // At the top of a level everything the rest of the run reads is in the value and counter
@@ -721,7 +761,9 @@ class Run {
   }
 
   Status checkpoint(std::size_t stage_index, int stage, int level) {
-    if (!opt_.checkpoints) return {};
+    // A snapshot does not hold the far codes listed so far: none is taken once there are some
+    // (the last levels of the few segments that have them).
+    if (!opt_.checkpoints || !st_.far.empty()) return {};
     bool due = opt_.checkpoints->due();
     // Over a cluster every rank saves at the same boundary (when any is due), so that they can
     // resume together.
@@ -841,6 +883,8 @@ class Run {
         // decided something (a last frontier whose parents are all decided is fine).
         if (next_.error()) return *next_.error();
         if (level > R::kMaxLevel && global(next_.size()) != 0) return distance_overflow();
+        if constexpr (requires { R::kFarLevel; })
+          if (level + 1 >= R::kFarLevel) RETRA_TRY(record_far(level + 1));
         frontier_.swap(next_);
       }
     }

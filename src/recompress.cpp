@@ -98,6 +98,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
       if (!digits) return std::move(digits).error();
       wo.digits = std::move(*digits);
     }
+    wo.far = (*reader)->far();  // the values beyond a byte travel with the segment
     auto written = format::write_segment(dir / next, next_info, values->span(), wo);
     if (!written) return std::move(written).error();
 

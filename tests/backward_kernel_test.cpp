@@ -156,11 +156,11 @@ std::vector<int> naive_score(const Graph<ValueKind::score>& g) {
 // Distance to zeroing by definition: W(p, t) "wins with the next zeroing within t plies", L(p, t)
 // "loses so", from scratch for every t; a conversion counts 1 ply, or 101 when the position it
 // leads to is decided beyond the 100-ply horizon. The value is the first t at which either holds.
-std::vector<int> naive_dtz(const Graph<ValueKind::dtz>& g) {
+std::vector<int> naive_dtz(const Graph<ValueKind::dtz>& g, int most = 126) {
   const std::size_t n = g.quiet.size();
   std::vector<int> value(n, 0);
   std::vector<char> w(n, 0), l(n, 0);
-  for (int t = 0; t <= 126; ++t) {
+  for (int t = 0; t <= most; ++t) {
     std::vector<char> w2(n, 0), l2(n, 0);
     for (std::size_t p = 0; p < n; ++p) {
       if (g.quiet[p].empty() && g.exits[p].empty()) {
@@ -240,7 +240,8 @@ std::vector<int> naive_dtm(const Graph<K>& g) {
 // Threads 1..3 use the default (vector scans, prefetch); 4 and 5 switch both off. Chunks are
 // tiny so that even these small graphs are split between threads.
 template <class G>
-std::vector<int> kernel(const G& g, int threads) {
+std::vector<int> kernel(const G& g, int threads,
+                        std::vector<std::pair<std::uint64_t, std::uint32_t>>* far = nullptr) {
   constexpr ValueKind K = G::kValueKind;
   std::vector<std::uint8_t> values(g.quiet.size());
   kernels::BackwardOptions opt;
@@ -253,6 +254,10 @@ std::vector<int> kernel(const G& g, int threads) {
   std::vector<int> out;
   for (std::size_t i = 0; i < g.quiet.size(); ++i)
     out.push_back(K == ValueKind::score ? static_cast<std::int8_t>(values[i]) : values[i]);
+  if (st && far) *far = st->far;
+  if (st && !far) {
+    EXPECT_TRUE(st->far.empty());
+  }
   return out;
 }
 
@@ -290,6 +295,45 @@ TEST(BackwardKernel, DistanceToZeroingMatchesTheDefinition) {
         ASSERT_EQ(got[p], want[p])
             << "seed " << seed << " position " << p << " threads " << threads << " quiet "
             << g.quiet[p].size() << " exits " << g.exits[p].size() << " no_move " << g.no_move[p];
+    }
+  }
+}
+
+// Distances to zeroing beyond a byte: random graphs with a chain of up to 300 quiet moves to a
+// mate grafted on (its first 60 nodes reach back into the random part now and then, which may
+// cut the chain there). Positions 127 plies
+// or more from zeroing keep 253 (a win) or 254 (a loss) in their byte, and the run lists their
+// exact codes, in index order, and no others.
+TEST(BackwardKernel, DistanceToZeroingBeyondAByte) {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    auto g = random_graph<ValueKind::dtz>(seed, 60 + seed * 5);
+    std::mt19937_64 rng(seed);
+    const std::size_t base = g.quiet.size(), chain = 150 + 15 * seed;
+    for (std::size_t k = 0; k < chain; ++k) {
+      g.quiet.emplace_back();
+      g.exits.emplace_back();
+      g.no_move.push_back(2);
+      g.terminal.emplace_back();
+      if (k > 0) g.quiet.back().push_back(base + k - 1);
+      if (k > 0 && k < 60 && rng() % 8 == 0) g.quiet.back().push_back(rng() % base);
+    }
+    g.preds.assign(g.quiet.size(), {});
+    for (std::size_t i = 0; i < g.quiet.size(); ++i)
+      for (auto c : g.quiet[i]) g.preds[c].push_back(i);
+    const auto want = naive_dtz(g, 400);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> want_far;
+    for (std::size_t p = 0; p < want.size(); ++p)
+      if (want[p] > 254) want_far.emplace_back(p, static_cast<std::uint32_t>(want[p]));
+    if (seed == 12) {
+      EXPECT_GT(want_far.size(), 50u);  // the test reaches far codes at all
+    }
+    for (int threads : {1, 2, 3, 4, 5}) {
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> far;
+      const auto got = kernel(g, threads, &far);
+      EXPECT_EQ(far, want_far) << "seed " << seed << " threads " << threads;
+      for (std::size_t p = 0; p < got.size(); ++p)
+        ASSERT_EQ(got[p], want[p] > 254 ? (want[p] & 1 ? 253 : 254) : want[p])
+            << "seed " << seed << " position " << p << " threads " << threads;
     }
   }
 }

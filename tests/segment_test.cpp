@@ -353,6 +353,52 @@ TEST(SegmentCodecs, DamagedModelSectionIsRefused) {
   EXPECT_NE(r.error().message().find("model"), std::string::npos) << r.error().message();
 }
 
+// Values beyond a byte: listed in the far section at the end of the file (version 4), read by
+// value_at and far(); the bytes stay what was written. A file without them stays version 2.
+TEST(SegmentFar, FarValuesRoundTripAndDamageIsRefused) {
+  test::TempDir dir;
+  const auto data = sample(50'000);
+  const std::vector<FarValue> far = {{7, 259}, {4096, 300}, {49'999, 1001}};
+  WriteOptions wo(3, 2);
+  wo.far = far;
+  auto w = write_segment(dir / "s.rseg", info(data.size(), 4096), data, wo);
+  ASSERT_TRUE(w) << w.error().message();
+  EXPECT_EQ(w->file_bytes, std::filesystem::file_size(dir / "s.rseg"));
+  auto r = SegmentReader::open(dir / "s.rseg");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ((*r)->version(), 4u);
+  EXPECT_EQ((*r)->far(), far);
+  for (const auto& [i, v] : far) {
+    auto got = (*r)->value_at(i);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(*got, v);
+    EXPECT_EQ(*(*r)->byte_at(i), data[i]);
+  }
+  EXPECT_EQ(*(*r)->value_at(8), data[8]);
+  std::vector<std::uint8_t> all(data.size());
+  ASSERT_TRUE((*r)->read_all(all, 2));
+  EXPECT_EQ(all, data);
+
+  auto plain = write_segment(dir / "p.rseg", info(data.size(), 4096), data, {3, 2});
+  ASSERT_TRUE(plain);
+  auto pr = SegmentReader::open(dir / "p.rseg");
+  ASSERT_TRUE(pr);
+  EXPECT_EQ((*pr)->version(), 2u);
+  EXPECT_TRUE((*pr)->far().empty());
+
+  // A flipped byte in a row, or a truncated section: refused on open, naming the section.
+  const std::uint64_t size = std::filesystem::file_size(dir / "s.rseg");
+  flip_byte(dir / "s.rseg", size - 5);
+  auto bad = SegmentReader::open(dir / "s.rseg");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), Errc::corrupt);
+  EXPECT_NE(bad.error().message().find("far section"), std::string::npos) << bad.error().message();
+  flip_byte(dir / "s.rseg", size - 5);
+  ASSERT_TRUE(SegmentReader::open(dir / "s.rseg"));
+  std::filesystem::resize_file(dir / "s.rseg", size - 12);
+  EXPECT_FALSE(SegmentReader::open(dir / "s.rseg"));
+}
+
 TEST(SegmentCodecs, UnknownCodecNamesAreRefused) {
   EXPECT_EQ(parse_codec_choice("rans-o1").value(), CodecChoice::rans_o1);
   EXPECT_EQ(parse_codec_choice("auto").value(), CodecChoice::automatic);

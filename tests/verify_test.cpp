@@ -237,7 +237,7 @@ TEST(FullVerify, AWrongButConsistentAwariSegmentIsCaughtOnlyByTheFullMode) {
     // Statistics that describe the new values, so nothing but the values can give it away.
     format::SegmentRecord rec = *(*d)->manifest().find(std::to_string(n));
     rec.stats = awari::Module::stats_json(awari::Module::statistics(
-        g, n, {reinterpret_cast<const std::uint8_t*>(w.data()), w.size()}, 1));
+        g, n, {reinterpret_cast<const std::uint8_t*>(w.data()), w.size()}, {}, 1));
     ASSERT_TRUE((*d)->commit_segment(rec));
   }
   auto d = Database::open(db);

@@ -96,7 +96,8 @@ enum class ValueKind {
           // plies; 2d + 2: it loses so (d = 0: it is mated). d > 100: the horizon makes the
           // result a draw (a cursed win, a blessed loss); a conversion into a decided position
           // starts at d = 1, or at d = 101 when the position it leads to is decided beyond the
-          // horizon. 1 is unused.
+          // horizon. 1 is unused. d >= 127 does not fit: the byte holds 253 / 254 and the
+          // kernel lists the exact code (BackwardStats::far; the segment's far section).
 };
 
 // A stored byte as a number: score values are signed, the other kinds are not.

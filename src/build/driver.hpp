@@ -460,6 +460,7 @@ class Driver {
     std::uint64_t resumed_decided = 0;
     std::string resumed_at;
     nlohmann::json stats;
+    std::vector<format::FarValue> far;  // values beyond a byte (BackwardStats::far)
   };
 
   void note(const std::string& line) {
@@ -583,6 +584,7 @@ class Driver {
     RETRA_TRY(lookup.take_error());
     kr.iterations = st->levels;
     kr.checkpoints = st->checkpoints;
+    kr.far = std::move(st->far);
     kr.resumed_level = st->resumed_level;
     kr.resumed_decided = st->resumed_decided;
     kr.resumed_at = st->resumed_at;
@@ -709,7 +711,7 @@ class Driver {
     r.rss_bytes = current_rss_bytes();
 
     const auto ts = Clock::now();
-    r.stats = D::stats_json(D::statistics(g, Seg(s), values, threads));
+    r.stats = D::stats_json(D::statistics(g, Seg(s), values, kr.far, threads));
     if (!r.metric.empty()) r.stats["metric"] = r.metric;
     const double stats_seconds = std::chrono::duration<double>(Clock::now() - ts).count();
 
@@ -732,6 +734,7 @@ class Driver {
     wo.rules = rules ? &*rules : nullptr;
     wo.order = req_.order;
     if constexpr (HasIndexDigits<G>) wo.digits = g.index_digits(Seg(s));
+    wo.far = kr.far;
     auto written = format::write_segment(db_->segment_path(name), info, values, wo);
     if (!written) return std::move(written).error();
     r.file_bytes = written->file_bytes;

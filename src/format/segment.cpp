@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::uint64_t kFarRowBytes = 12;  // u64 index, u32 value
+
 template <std::size_t N>
 Status put_field(char (&dst)[N], const std::string& s, std::string_view field) {
   if (s.size() >= N)
@@ -594,6 +596,31 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       r.rule_entries += rule_entries[k];
     }
   }
+  // The far section ends the file.
+  std::vector<std::uint8_t> far_section;
+  for (std::size_t k = 0; k < opt.far.size(); ++k)
+    if (opt.far[k].first >= info.entries || (k > 0 && opt.far[k].first <= opt.far[k - 1].first) ||
+        info.entry_bytes != 1)
+      return Error(Errc::internal,
+                   fmt::format("far values of '{}' out of order or range", info.name));
+  if (!opt.far.empty()) {
+    h.version = 4;
+    h.flags |= kFarValues;
+    h.far_offset = offset;
+    far_section.resize(16 + kFarRowBytes * opt.far.size());
+    const std::uint64_t count = opt.far.size();
+    std::memcpy(far_section.data(), &count, 8);
+    std::uint8_t* row = far_section.data() + 16;
+    for (const auto& [index, value] : opt.far) {
+      std::memcpy(row, &index, 8);
+      std::memcpy(row + 8, &value, 4);
+      row += kFarRowBytes;
+    }
+    const std::uint64_t sum = XXH3_64bits(far_section.data() + 16, far_section.size() - 16);
+    std::memcpy(far_section.data() + 8, &sum, 8);
+    RETRA_TRY(file->pwrite(far_section.data(), far_section.size(), offset));
+    offset += far_section.size();
+  }
   h.file_bytes = offset;
   h.table_checksum = XXH3_64bits(table.data(), table.size() * sizeof(BlockEntry));
   h.header_checksum = header_hash(h);
@@ -655,7 +682,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   // Version 1 had zeros where version 2 keeps codec, model and flags, and versions 1 and 2 zeros
   // where version 3 keeps the entry order: the checks below hold.
   if (h.codec > static_cast<std::uint32_t>(Codec::rans_o1) ||
-      (h.flags & ~(kRuleEntriesFilled | kEntryOrder)))
+      (h.flags & ~(kRuleEntriesFilled | kEntryOrder | kFarValues)))
     return Error(Errc::mismatch,
                  fmt::format("segment '{}' uses a codec or flags this retra does not know (codec "
                              "{}, flags {:#x}): read it with a newer retra",
@@ -663,6 +690,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   const std::uint64_t table_end = h.table_offset + h.blocks * sizeof(BlockEntry);
   const bool needs_model = h.codec != static_cast<std::uint32_t>(Codec::zstd);
   const bool ordered = (h.flags & kEntryOrder) != 0;
+  const bool far = (h.flags & kFarValues) != 0;
   const std::uint64_t order_bytes = 9ull * h.order_digits;
   if (h.header_bytes != sizeof(SegmentHeader) || h.entry_bytes == 0 || h.block_entries == 0 ||
       h.blocks != (h.entries + h.block_entries - 1) / h.block_entries ||
@@ -674,8 +702,12 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
                : h.order_offset != 0 || h.order_digits != 0) ||
       h.data_offset != table_end + h.model_bytes + order_bytes || h.data_offset > bytes.size() ||
       h.file_bytes != bytes.size() || (h.version == 1 && (h.codec || h.model_bytes || h.flags)) ||
-      (ordered && h.entry_bytes != 1))
+      (ordered && h.entry_bytes != 1) ||
+      (far ? h.version < 4 || h.entry_bytes != 1 || h.far_offset < h.data_offset ||
+                 h.far_offset > h.file_bytes || h.file_bytes - h.far_offset < 16
+           : h.far_offset != 0))
     return corrupt("inconsistent header fields (or the file was truncated)");
+  const std::uint64_t data_end = far ? h.far_offset : h.file_bytes;
   r->table_.resize(h.blocks);
   if (h.blocks)  // an empty segment has no table (and data() may be null)
     std::memcpy(r->table_.data(), bytes.data() + h.table_offset, h.blocks * sizeof(BlockEntry));
@@ -685,8 +717,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   for (std::uint64_t b = 0; b < h.blocks; ++b) {
     const BlockEntry& e = r->table_[b];
     const std::uint64_t want = std::min(block_bytes, h.entries * h.entry_bytes - b * block_bytes);
-    if (e.raw_bytes != want || e.offset < h.data_offset ||
-        e.offset + e.compressed_bytes > h.file_bytes)
+    if (e.raw_bytes != want || e.offset < h.data_offset || e.offset + e.compressed_bytes > data_end)
       return corrupt(fmt::format("block table row {} is out of bounds", b));
   }
   r->model_ = std::make_unique<Model>();
@@ -713,6 +744,23 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
     auto o = EntryOrder::make(std::move(radices), std::move(stored), h.entries);
     if (!o) return corrupt(o.error().message());
     r->order_ = std::move(*o);
+  }
+  if (far) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data()) + h.far_offset;
+    std::uint64_t count, sum;
+    std::memcpy(&count, p, 8);
+    std::memcpy(&sum, p + 8, 8);
+    const std::uint64_t rows = h.file_bytes - h.far_offset - 16;
+    if (count == 0 || rows % kFarRowBytes != 0 || rows / kFarRowBytes != count)
+      return corrupt("the far section's length disagrees with its count");
+    if (XXH3_64bits(p + 16, rows) != sum) return corrupt("far section checksum mismatch");
+    r->far_.resize(count);
+    for (std::uint64_t k = 0; k < count; ++k) {
+      std::memcpy(&r->far_[k].first, p + 16 + kFarRowBytes * k, 8);
+      std::memcpy(&r->far_[k].second, p + 16 + kFarRowBytes * k + 8, 4);
+      if (r->far_[k].first >= h.entries || (k > 0 && r->far_[k].first <= r->far_[k - 1].first))
+        return corrupt("the far section's indices are out of range or out of order");
+    }
   }
   r->info_.game = get_field(h.game);
   r->info_.variant = get_field(h.variant);
@@ -856,6 +904,16 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
     if (rules_filled_) restore_rule_entries(first, out.subspan(first, len));
   }
   return {};
+}
+
+Result<std::uint32_t> SegmentReader::value_at(std::uint64_t index) const {
+  if (!far_.empty()) {
+    const auto it = std::lower_bound(far_.begin(), far_.end(), FarValue{index, 0});
+    if (it != far_.end() && it->first == index) return it->second;
+  }
+  auto b = byte_at(index);
+  if (!b) return std::move(b).error();
+  return std::uint32_t{*b};
 }
 
 Result<std::uint8_t> SegmentReader::byte_at(std::uint64_t index) const {

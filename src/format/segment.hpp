@@ -29,8 +29,9 @@ static_assert(std::endian::native == std::endian::little,
 inline constexpr char kSegmentMagic[8] = {'R', 'E', 'T', 'R', 'A', 'S', 'E', 'G'};
 // Version 2 added the codec and the model section (and entries the rules answer), version 3 the
 // entry order section (written only by files whose entries are stored out of index order, the
-// others stay version 2); versions 1 and 2 are still read.
-inline constexpr std::uint32_t kSegmentVersion = 3;
+// others stay version 2), version 4 the far section (only files that have far values); versions
+// 1 to 3 are still read.
+inline constexpr std::uint32_t kSegmentVersion = 4;
 inline constexpr std::uint32_t kDefaultBlockEntries = 1u << 16;
 
 // What a segment holds; every string field must fit its header slot (checked by the writer).
@@ -70,12 +71,12 @@ struct SegmentHeader {
   std::uint32_t codec;         // Codec (version 2; 0 in version 1)
   std::uint64_t model_offset;  // the model section: zstd dictionary or rANS tables (or 0)
   std::uint64_t model_bytes;
-  std::uint64_t model_checksum;  // XXH3-64 of the model section
-  std::uint32_t flags;           // kRuleEntriesFilled, kEntryOrder
-  std::uint32_t order_digits;    // version 3: digits of the entry order (9 section bytes each)
-  std::uint64_t order_offset;    // the entry order section (or 0)
-  std::uint64_t order_checksum;  // XXH3-64 of the entry order section
-  std::uint8_t reserved[8];
+  std::uint64_t model_checksum;   // XXH3-64 of the model section
+  std::uint32_t flags;            // kRuleEntriesFilled, kEntryOrder
+  std::uint32_t order_digits;     // version 3: digits of the entry order (9 section bytes each)
+  std::uint64_t order_offset;     // the entry order section (or 0)
+  std::uint64_t order_checksum;   // XXH3-64 of the entry order section
+  std::uint64_t far_offset;       // version 4: the far section, at the end of the file (or 0)
   std::uint64_t header_checksum;  // XXH3-64 of bytes [0, 248)
 };
 static_assert(sizeof(SegmentHeader) == 256);
@@ -98,6 +99,13 @@ std::string_view codec_name(Codec c) noexcept;
 inline constexpr std::uint32_t kRuleEntriesFilled = 1;
 // Header flag (version 3): entries are stored in the order of the entry order section.
 inline constexpr std::uint32_t kEntryOrder = 2;
+// Header flag (version 4): the file ends with a far section, values that do not fit an entry's
+// byte (a distance to zeroing of 127 plies or more): u64 count, u64 XXH3-64 of the rows, then
+// count rows of u64 index and u32 value, indices ascending. A listed entry's value is the row's;
+// its byte holds what the value encoding clamps it to.
+inline constexpr std::uint32_t kFarValues = 4;
+// A far value: an entry's index and its value.
+using FarValue = std::pair<std::uint64_t, std::uint32_t>;
 
 // One block table row, 24 bytes.
 struct BlockEntry {
@@ -149,6 +157,8 @@ struct WriteOptions {
   std::vector<std::uint64_t> digits;
   OrderChoice order = OrderChoice::automatic;
   std::vector<std::uint8_t> stored_order;  // with digits: this stored order, no measuring
+  // Values beyond the entries' bytes, indices ascending (kFarValues); one-byte entries only.
+  std::span<const FarValue> far;
 };
 
 struct WriteReport {
@@ -215,6 +225,10 @@ class SegmentReader {
   void drop_resident_pages() const noexcept { file_.drop_resident_pages(); }
   // One single-byte entry, through the block cache of stored blocks (thread-safe).
   Result<std::uint8_t> byte_at(std::uint64_t index) const;
+  // The far values (kFarValues), indices ascending; and the value of one entry: its far value
+  // when it has one, else its byte (thread-safe).
+  const std::vector<FarValue>& far() const noexcept { return far_; }
+  Result<std::uint32_t> value_at(std::uint64_t index) const;
 
  private:
   SegmentReader() = default;
@@ -231,6 +245,7 @@ class SegmentReader {
   std::uint64_t model_bytes_ = 0;
   bool rules_filled_ = false;
   EntryOrder order_;
+  std::vector<FarValue> far_;
   std::shared_ptr<const EntryRules> rules_;
   std::vector<BlockEntry> table_;
   struct Model;  // the decoder side of the model section

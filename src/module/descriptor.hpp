@@ -9,7 +9,8 @@
 //   Game                       the kernels' game type (include/retra/game.hpp): BuildableGame and
 //                              HasUnmoves (the backward kernel builds every game).
 //   Stats                      the typed statistics of one segment, with
-//     statistics(g, s, values, threads)   computed from the segment's stored bytes,
+//     statistics(g, s, values, far, threads)   computed from the segment's stored bytes and its
+//                                values beyond a byte (format::FarValue, indices ascending),
 //     stats_json(stats), stats_from_json(json)   as the manifest stores them,
 //     stats_mismatch(on_disk, in_manifest)       the first field that differs (verify), or nullopt.
 //   Solver                     the solver adapter (src/solve/engine_solver.hpp, SolverAdapter).
@@ -47,6 +48,7 @@
 #include <nlohmann/json.hpp>
 
 #include "retra/game.hpp"
+#include "src/format/segment.hpp"
 #include "src/module/module.hpp"
 #include "src/solve/engine_solver.hpp"
 
@@ -92,7 +94,9 @@ concept GameDescriptor = BuildableGame<typename D::Game> && HasUnmoves<typename 
   { D::segment_name(g, s) } -> std::same_as<std::string>;
   { D::segment_label(line) } -> std::same_as<std::string>;
   { D::segment_less(line, line) } -> std::same_as<bool>;
-  { D::statistics(g, s, values, 1) } -> std::same_as<typename D::Stats>;
+  {
+    D::statistics(g, s, values, std::span<const format::FarValue>{}, 1)
+    } -> std::same_as<typename D::Stats>;
   { D::stats_json(st) } -> std::same_as<nlohmann::json>;
   { D::stats_from_json(j) } -> std::same_as<Result<typename D::Stats>>;
   { D::stats_mismatch(st, st) } -> std::same_as<std::optional<std::string>>;

@@ -3,6 +3,8 @@
 // Thread safety: see src/probe/prober_impl.hpp.
 #include "retra/probe.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "src/module/module.hpp"
@@ -120,6 +122,16 @@ void BlockCache::insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> b
 using detail::failure;
 using detail::success;
 
+namespace {
+// The far value of entry `index` when its segment lists one (a value beyond the entry's byte),
+// else the value read from the byte.
+int far_value(const format::SegmentReader& r, std::uint64_t index, int byte_value) {
+  const auto& f = r.far();
+  const auto it = std::lower_bound(f.begin(), f.end(), format::FarValue{index, 0});
+  return it != f.end() && it->first == index ? static_cast<int>(it->second) : byte_value;
+}
+}  // namespace
+
 const format::SegmentReader* Prober::Impl::reader(Slot& s, Value* err) const {
   std::call_once(s.once, [&] {
     auto r = db->segment(s.name);
@@ -162,6 +174,7 @@ Value Prober::Impl::byte(int slot, std::uint64_t index) const {
                         static_cast<std::uint32_t>(at % be),
                         [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
   if (v.status == Status::ok) v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
+  if (v.status == Status::ok && !r->far().empty()) v.value = far_value(*r, index, v.value);
   return v;
 }
 
@@ -209,6 +222,11 @@ void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Val
         Value& v = out[todo[k].out];
         if (v.status == Status::ok)
           v.value = r->entry_value(todo[k].index, static_cast<std::uint8_t>(v.value));
+      }
+    if (!r->far().empty())
+      for (std::size_t k = i; k < j; ++k) {
+        Value& v = out[todo[k].out];
+        if (v.status == Status::ok) v.value = far_value(*r, todo[k].index, v.value);
       }
     i = j;
   }

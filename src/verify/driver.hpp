@@ -126,6 +126,8 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
   // Values read back from disk, each segment once (the verifier's own copy, not the builder's),
   // freed when no later segment reads it.
   std::vector<LargeArray<std::uint8_t>> loaded(static_cast<std::size_t>(n));
+  // Each loaded segment's values beyond a byte (its reader's far section), indices ascending.
+  std::vector<std::vector<format::FarValue>> far(static_cast<std::size_t>(n));
   std::vector<bool> is_loaded(static_cast<std::size_t>(n), false);
   std::vector<int> users(static_cast<std::size_t>(n), 0);
   for (Seg s : sel->order)
@@ -139,6 +141,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     if (!arr) return std::move(arr).error();
     RETRA_TRY((*seg)->read_all(arr->span(), opt.threads));
     loaded[id(s)] = std::move(*arr);
+    far[id(s)] = (*seg)->far();
     is_loaded[id(s)] = true;
     return {};
   };
@@ -164,12 +167,21 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     std::vector<const std::uint8_t*> vals(static_cast<std::size_t>(n), nullptr);
     vals[id(s)] = loaded[id(s)].data();
     for (Seg d : g.dependencies(s)) vals[id(d)] = loaded[id(d)].data();
+    // A stored value: the far value where the segment lists one, else the decoded byte.
+    auto stored_value = [&](const Seg& seg, std::uint64_t index) {
+      const auto& f = far[id(seg)];
+      if (!f.empty()) {
+        const auto it = std::lower_bound(f.begin(), f.end(), format::FarValue{index, 0});
+        if (it != f.end() && it->first == index) return static_cast<int>(it->second);
+      }
+      return decode_value(value_kind_of(g, seg), vals[id(seg)][index]);
+    };
     // The stored values this segment's children read (decoded; virtual children as the game
     // computes them from stored ones). `reads`, when set, collects the indices of children in
     // segment `own` (only while diagnosing a failure).
     struct Values {
       const G& g;
-      const std::vector<const std::uint8_t*>& vals;
+      const decltype(stored_value)& stored;
       std::vector<std::uint64_t>* reads = nullptr;
       int own = -1;
       int operator()(const Seg& seg, std::uint64_t index) const {
@@ -182,10 +194,9 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
           }
         }
         if (reads && static_cast<int>(seg) == own) reads->push_back(index);
-        return decode_value(value_kind_of(g, seg),
-                            vals[static_cast<std::size_t>(static_cast<int>(seg))][index]);
+        return stored(seg, index);
       }
-    } values{g, vals};
+    } values{g, stored_value};
     const ValueKind kind = value_kind_of(g, s);
     VerifyContext ctx;
     ctx.dtc = rec->stats.value("metric", "") == "dtc";
@@ -202,7 +213,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       f.block = reader->position(i) / block;  // the file's block (its entry order)
       f.index = i;
       f.position = D::position_text(g, s, g.unrank(s, i));
-      f.stored = decode_value(kind, self[i]);
+      f.stored = stored_value(s, i);
       f.expected = expected;
       f.wrong_positions = wrong;
       return f;
@@ -220,7 +231,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       std::uint64_t here = 0;
       for (std::uint64_t i = begin; i < end; ++i) {
         if (i > begin) g.next(s, p);
-        if (decode_value(kind, self[i]) != D::verify_value(g, s, p, ctx, values)) {
+        if (stored_value(s, i) != D::verify_value(g, s, p, ctx, values)) {
           if (wrong_in[b].size() < listed_per_block) wrong_in[b].push_back(i);
           ++here;
         }
@@ -240,7 +251,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       std::vector<std::uint64_t> reads;
       for (std::size_t k = 0; k < std::min<std::size_t>(listed.size(), kDiagnosed); ++k) {
         reads.clear();
-        Values rec_values{g, vals, &reads, static_cast<int>(s)};
+        Values rec_values{g, stored_value, &reads, static_cast<int>(s)};
         (void)D::verify_value(g, s, g.unrank(s, listed[k]), ctx, rec_values);
         if (std::any_of(reads.begin(), reads.end(), [&](std::uint64_t c) {
               return std::binary_search(listed.begin(), listed.end(), c);
@@ -282,7 +293,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       return fail(plain(sname, fmt::format("{} {}: the manifest's statistics are unreadable: {}",
                                            nouns.segment, sname, recorded.error().message())));
     const auto computed =
-        D::statistics(g, s, std::span<const std::uint8_t>(self, size), opt.threads);
+        D::statistics(g, s, std::span<const std::uint8_t>(self, size), far[id(s)], opt.threads);
     if (auto field = D::stats_mismatch(computed, *recorded))
       return fail(plain(sname, fmt::format("{} {}: statistic '{}' in the manifest differs from "
                                            "the values on disk",
@@ -319,6 +330,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
         {sname, size, std::chrono::duration<double>(Clock::now() - t0).count(), check});
     auto release = [&](const Seg& x) {
       loaded[id(x)] = {};
+      far[id(x)] = {};
       is_loaded[id(x)] = false;
     };
     for (Seg d : g.dependencies(s))

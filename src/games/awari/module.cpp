@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <mutex>
 
@@ -107,7 +108,9 @@ bool Module::segment_less(const std::string& a, const std::string& b) {
 // ---- statistics ------------------------------------------------------------------------------
 
 Module::Stats Module::statistics(const Game&, int stones, std::span<const std::uint8_t> values,
-                                 int threads) {
+                                 std::span<const format::FarValue> far, int threads) {
+  assert(far.empty());  // scores fit a byte
+  (void)far;
   Stats st;
   st.positions = values.size();
   st.value_min = -stones;

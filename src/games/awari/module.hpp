@@ -57,7 +57,7 @@ struct Module {
     double mean = 0;
   };
   static Stats statistics(const Game&, int stones, std::span<const std::uint8_t> values,
-                          int threads);
+                          std::span<const format::FarValue> far, int threads);
   static nlohmann::json stats_json(const Stats& s);
   static Result<Stats> stats_from_json(const nlohmann::json& j);
   static std::optional<std::string> stats_mismatch(const Stats& on_disk, const Stats& recorded);

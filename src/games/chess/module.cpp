@@ -399,7 +399,7 @@ bool Module::segment_less(const std::string& a, const std::string& b) {
 // ---- statistics ------------------------------------------------------------------------------
 
 Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint8_t> values,
-                                 int threads) {
+                                 std::span<const format::FarValue> far, int threads) {
   Stats st;
   st.dtm = g.is_dtm(s);
   const std::uint64_t half = g.table(s).indexer->size();
@@ -441,10 +441,24 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
     // The longest (the smallest index among equals) of the wins and of the cursed wins.
     int longest = -1, longest_cursed = -1;
     std::uint64_t at = 0, at_cursed = 0;
-    for (int b = 0; b < 256; ++b) {
-      const std::uint64_t n = total.count[static_cast<std::size_t>(b)];
+    // The values beyond a byte one by one (their bytes, 253 or 254, counted them as 126 plies:
+    // taken back), then each byte with its count and first index. That first index of 253 may be
+    // a far win's; it counts only when no far win exists on this side, so it is then not.
+    std::vector<std::array<std::uint64_t, 3>> items;  // value, count, first index
+    const auto far_begin =
+        std::lower_bound(far.begin(), far.end(), format::FarValue{side * half, 0});
+    const auto far_end =
+        std::lower_bound(far.begin(), far.end(), format::FarValue{side * half + half, 0});
+    for (auto it = far_begin; it != far_end; ++it) {
+      --total.count[values[it->first]];
+      items.push_back({it->second, 1, it->first});
+    }
+    for (int b = 0; b < 256; ++b)
+      items.push_back({static_cast<std::uint64_t>(b), total.count[static_cast<std::size_t>(b)],
+                       total.first[static_cast<std::size_t>(b)]});
+    for (const auto& [value, n, i] : items) {
       if (n == 0) continue;
-      const std::uint64_t i = total.first[static_cast<std::size_t>(b)];
+      const int b = static_cast<int>(value);
       out.legal += n;
       int plies = 0;
       bool cursed = false;
@@ -666,9 +680,9 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
   auto read = [&](int slot, std::uint64_t index) -> probe::Value {
     auto seg = db.segment(names[static_cast<std::size_t>(slot)]);
     if (!seg) return failure(seg.error());
-    auto v = (*seg)->byte_at(index);
+    auto v = (*seg)->value_at(index);  // a distance beyond a byte from the far section
     if (!v) return failure(v.error());
-    return success(*v);
+    return success(static_cast<int>(*v));
   };
   std::vector<probe::ChessMove> moves(256);
   probe::ChessValue pos;

@@ -65,7 +65,8 @@ struct Module {
     std::uint64_t index_size = 0;
     std::array<Side, 2> side;
   };
-  static Stats statistics(const Game& g, int s, std::span<const std::uint8_t> values, int threads);
+  static Stats statistics(const Game& g, int s, std::span<const std::uint8_t> values,
+                          std::span<const format::FarValue> far, int threads);
   static nlohmann::json stats_json(const Stats& s);
   static Result<Stats> stats_from_json(const nlohmann::json& j);
   static std::optional<std::string> stats_mismatch(const Stats& on_disk, const Stats& recorded);

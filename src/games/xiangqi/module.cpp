@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -95,7 +96,9 @@ bool Module::segment_less(const std::string& a, const std::string& b) {
 // ---- statistics ------------------------------------------------------------------------------
 
 Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint8_t> values,
-                                 int threads) {
+                                 std::span<const format::FarValue> far, int threads) {
+  assert(far.empty());  // distances to mate fit a byte (or fall back to distance to conversion)
+  (void)far;
   const std::uint64_t half = g.endgame(s).indexer->size();
   struct Counts {
     std::uint64_t valid = 0, kfk = 0, okic[2] = {}, mate[2] = {}, stale[2] = {}, draws[2] = {};

@@ -60,7 +60,8 @@ struct Module {
     std::array<std::map<int, std::uint64_t>, 2> histogram;                   // value -> classes
     std::optional<int> max_dtm_plies;
   };
-  static Stats statistics(const Game& g, int s, std::span<const std::uint8_t> values, int threads);
+  static Stats statistics(const Game& g, int s, std::span<const std::uint8_t> values,
+                          std::span<const format::FarValue> far, int threads);
   static nlohmann::json stats_json(const Stats& s);
   static Result<Stats> stats_from_json(const nlohmann::json& j);
   static std::optional<std::string> stats_mismatch(const Stats& on_disk, const Stats& recorded);
