@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,17 +60,20 @@ inline std::vector<std::int8_t> read_segment(const Database& db, const std::stri
   return v;
 }
 
-// Replaces a committed segment by `values` (valid file, checksums and manifest entry): a wrong
-// value that only the verifier can find.
+// Replaces a committed segment by `values` (and `far`, values beyond a byte; valid file,
+// checksums and manifest entry): a wrong value that only the verifier can find.
 inline void rewrite_segment(Database& db, const std::string& name,
-                            const std::vector<std::int8_t>& values) {
+                            const std::vector<std::int8_t>& values,
+                            std::span<const format::FarValue> far = {}) {
   auto seg = db.segment(name);
   ASSERT_TRUE(seg) << seg.error().message();
   const format::SegmentInfo info = (*seg)->info();
   format::SegmentRecord rec = *db.manifest().find(name);
+  format::WriteOptions wo;
+  wo.far = far;
   auto w = format::write_segment(
       db.segment_path(name), info,
-      {reinterpret_cast<const std::uint8_t*>(values.data()), values.size()}, {});
+      {reinterpret_cast<const std::uint8_t*>(values.data()), values.size()}, wo);
   ASSERT_TRUE(w) << w.error().message();
   rec.file_bytes = w->file_bytes;
   rec.header_checksum = w->header_checksum;

@@ -271,6 +271,31 @@ TEST(FullVerify, AWrongButConsistentAwariSegmentIsCaughtOnlyByTheFullMode) {
   }
 }
 
+// A value beyond a byte is read from the segment's far section: one planted there (its byte
+// left as it was, so only a verifier that reads the section can see it) is named.
+TEST(FarValues, AWrongFarValueIsNamed) {
+  test::TempDir dir;
+  BuildRequest req = test::build_request("chess", {}, dir.path());
+  req.targets = {"KRvK"};
+  ASSERT_TRUE(build(req));
+  auto d = Database::open(dir.path());
+  ASSERT_TRUE(d);
+  const auto values = test::read_segment(**d, "KRvK");
+  std::uint64_t at = 0;
+  while (at < values.size() && static_cast<std::uint8_t>(values[at]) < 3) ++at;  // a decided one
+  ASSERT_LT(at, values.size());
+  const format::FarValue far[] = {{at, 2 * 150 + 1}};  // a win 150 plies from zeroing
+  test::rewrite_segment(**d, "KRvK", values, far);
+  d = Database::open(dir.path());
+  ASSERT_TRUE(d);
+  auto rep = verify(**d, {2, nullptr});
+  ASSERT_TRUE(rep);
+  ASSERT_FALSE(rep->ok);
+  ASSERT_TRUE(rep->failure && rep->failure->index) << (rep->failure ? rep->failure->message : "");
+  EXPECT_EQ(*rep->failure->index, at) << rep->failure->message;
+  EXPECT_EQ(rep->failure->stored, 301) << rep->failure->message;
+}
+
 // Distance values need no second algorithm (docs/VERIFY.md): the full mode checks them once.
 TEST(FullVerify, DistanceSegmentsAreCheckedOnce) {
   test::TempDir dir;
