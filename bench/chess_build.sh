@@ -6,7 +6,8 @@
 # per table but reported as a whole. A fixed reference workload (Awari 0..13 stones, one thread)
 # is timed beside it, since this machine class varies in speed from day to day.
 # Usage: bench/chess_build.sh [TABLE ...] (default: KQRvKR KRPvKR)
-#        bench/chess_build.sh --pieces 3-5   (the whole set, all three metrics, one process)
+#        bench/chess_build.sh --pieces 3-5   (the whole set, one process; all three metrics
+#                                             unless METRICS names some, e.g. METRICS=wdl,dtz)
 # Environment: RETRA (binary), THREADS (default: all), DB (keep the tables there; default: temp),
 #              METRICS (default "wdl,dtz dtm": the timed passes per table)
 set -euo pipefail
@@ -40,11 +41,13 @@ rm -rf "$dir/reference"
 
 if [ "${1:-}" = "--pieces" ]; then
   range="${2:?usage: bench/chess_build.sh --pieces A-B}"
-  timed "$retra" build chess --pieces "$range" --db "$dir/db" --threads "$threads" --no-progress --json
-  python3 - "$dir/last.json" "$range" "$wall" "$rss" <<'PY'
+  metrics="${METRICS:-wdl,dtz,dtm}"
+  timed "$retra" build chess --pieces "$range" --metrics "$metrics" --db "$dir/db" \
+    --threads "$threads" --no-progress --json
+  python3 - "$dir/last.json" "$range" "$wall" "$rss" "$metrics" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(f"chess --pieces {sys.argv[2]}, WDL + DTZ + DTM: {j['tables']} tables, "
+print(f"chess --pieces {sys.argv[2]}, metrics {sys.argv[5]}: {j['tables']} tables, "
       f"{len(j['segments'])} segments, {j['positions']:,} positions, "
       f"{j['file_bytes'] / 2**20:.1f} MiB on disk ({j['bits_per_position']:.3f} bits/position), "
       f"wall {sys.argv[3]} s, peak RSS {sys.argv[4]}")

@@ -680,7 +680,8 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
                                              "reads versions 1 to {}",
                                              path.string(), h.version, kSegmentVersion));
   // Version 1 had zeros where version 2 keeps codec, model and flags, and versions 1 and 2 zeros
-  // where version 3 keeps the entry order: the checks below hold.
+  // where version 3 keeps the entry order, and versions 1 to 3 a zero where version 4 keeps the
+  // far section's offset: the checks below hold.
   if (h.codec > static_cast<std::uint32_t>(Codec::rans_o1) ||
       (h.flags & ~(kRuleEntriesFilled | kEntryOrder | kFarValues)))
     return Error(Errc::mismatch,
