@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -103,6 +104,11 @@ std::uint64_t peak_rss_bytes() noexcept {
 
 void return_free_memory() noexcept {
 #ifdef __GLIBC__
+  // One caller at a time: segments built side by side call this together, and the first
+  // mallopt() initializes glibc's arenas, which a concurrent malloc_trim() walked half made (a
+  // crash seen under AddressSanitizer, whose malloc leaves glibc's uninitialized until then).
+  static std::mutex mu;
+  const std::lock_guard lock(mu);
   // Fixing the mmap threshold also stops glibc from raising it (up to 32 MiB) each time a large
   // block is freed: blocks of 4 MiB and more are then mapped on their own and returned on free,
   // not kept in the heap.
