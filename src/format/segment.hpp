@@ -12,6 +12,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -225,9 +226,10 @@ class SegmentReader {
   void drop_resident_pages() const noexcept { file_.drop_resident_pages(); }
   // One single-byte entry, through the block cache of stored blocks (thread-safe).
   Result<std::uint8_t> byte_at(std::uint64_t index) const;
-  // The far values (kFarValues), indices ascending; and the value of one entry: its far value
-  // when it has one, else its byte (thread-safe).
+  // The far values (kFarValues), indices ascending; the far value of one entry, if it has one;
+  // and the value of one entry: its far value when it has one, else its byte (thread-safe).
   const std::vector<FarValue>& far() const noexcept { return far_; }
+  std::optional<std::uint32_t> far_value(std::uint64_t index) const noexcept;
   Result<std::uint32_t> value_at(std::uint64_t index) const;
 
  private:

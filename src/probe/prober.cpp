@@ -122,16 +122,6 @@ void BlockCache::insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> b
 using detail::failure;
 using detail::success;
 
-namespace {
-// The far value of entry `index` when its segment lists one (a value beyond the entry's byte),
-// else the value read from the byte.
-int far_value(const format::SegmentReader& r, std::uint64_t index, int byte_value) {
-  const auto& f = r.far();
-  const auto it = std::lower_bound(f.begin(), f.end(), format::FarValue{index, 0});
-  return it != f.end() && it->first == index ? static_cast<int>(it->second) : byte_value;
-}
-}  // namespace
-
 const format::SegmentReader* Prober::Impl::reader(Slot& s, Value* err) const {
   std::call_once(s.once, [&] {
     auto r = db->segment(s.name);
@@ -174,7 +164,8 @@ Value Prober::Impl::byte(int slot, std::uint64_t index) const {
                         static_cast<std::uint32_t>(at % be),
                         [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
   if (v.status == Status::ok) v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
-  if (v.status == Status::ok && !r->far().empty()) v.value = far_value(*r, index, v.value);
+  if (v.status == Status::ok && !r->far().empty())
+    if (const auto far = r->far_value(index)) v.value = static_cast<int>(*far);
   return v;
 }
 
@@ -226,7 +217,8 @@ void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Val
     if (!r->far().empty())
       for (std::size_t k = i; k < j; ++k) {
         Value& v = out[todo[k].out];
-        if (v.status == Status::ok) v.value = far_value(*r, todo[k].index, v.value);
+        if (v.status != Status::ok) continue;
+        if (const auto far = r->far_value(todo[k].index)) v.value = static_cast<int>(*far);
       }
     i = j;
   }

@@ -126,8 +126,8 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
   // Values read back from disk, each segment once (the verifier's own copy, not the builder's),
   // freed when no later segment reads it.
   std::vector<LargeArray<std::uint8_t>> loaded(static_cast<std::size_t>(n));
-  // Each loaded segment's values beyond a byte (its reader's far section), indices ascending.
-  std::vector<std::vector<format::FarValue>> far(static_cast<std::size_t>(n));
+  // Each loaded segment's reader, for its values beyond a byte (the far section).
+  std::vector<const format::SegmentReader*> readers(static_cast<std::size_t>(n), nullptr);
   std::vector<bool> is_loaded(static_cast<std::size_t>(n), false);
   std::vector<int> users(static_cast<std::size_t>(n), 0);
   for (Seg s : sel->order)
@@ -141,7 +141,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     if (!arr) return std::move(arr).error();
     RETRA_TRY((*seg)->read_all(arr->span(), opt.threads));
     loaded[id(s)] = std::move(*arr);
-    far[id(s)] = (*seg)->far();
+    readers[id(s)] = *seg;
     is_loaded[id(s)] = true;
     return {};
   };
@@ -169,11 +169,8 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     for (Seg d : g.dependencies(s)) vals[id(d)] = loaded[id(d)].data();
     // A stored value: the far value where the segment lists one, else the decoded byte.
     auto stored_value = [&](const Seg& seg, std::uint64_t index) {
-      const auto& f = far[id(seg)];
-      if (!f.empty()) {
-        const auto it = std::lower_bound(f.begin(), f.end(), format::FarValue{index, 0});
-        if (it != f.end() && it->first == index) return static_cast<int>(it->second);
-      }
+      if (!readers[id(seg)]->far().empty())
+        if (const auto v = readers[id(seg)]->far_value(index)) return static_cast<int>(*v);
       return decode_value(value_kind_of(g, seg), vals[id(seg)][index]);
     };
     // The stored values this segment's children read (decoded; virtual children as the game
@@ -202,7 +199,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     ctx.dtc = rec->stats.value("metric", "") == "dtc";
     ctx.kind = kind;
 
-    const format::SegmentReader* reader = *db.segment(sname);
+    const format::SegmentReader* reader = readers[id(s)];
     const std::uint64_t block = reader->info().block_entries;
     const std::uint64_t blocks = (size + block - 1) / block;
     const std::uint8_t* const self = vals[id(s)];
@@ -292,8 +289,8 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     if (!recorded)
       return fail(plain(sname, fmt::format("{} {}: the manifest's statistics are unreadable: {}",
                                            nouns.segment, sname, recorded.error().message())));
-    const auto computed =
-        D::statistics(g, s, std::span<const std::uint8_t>(self, size), far[id(s)], opt.threads);
+    const auto computed = D::statistics(g, s, std::span<const std::uint8_t>(self, size),
+                                        readers[id(s)]->far(), opt.threads);
     if (auto field = D::stats_mismatch(computed, *recorded))
       return fail(plain(sname, fmt::format("{} {}: statistic '{}' in the manifest differs from "
                                            "the values on disk",
@@ -330,7 +327,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
         {sname, size, std::chrono::duration<double>(Clock::now() - t0).count(), check});
     auto release = [&](const Seg& x) {
       loaded[id(x)] = {};
-      far[id(x)] = {};
+      readers[id(x)] = nullptr;
       is_loaded[id(x)] = false;
     };
     for (Seg d : g.dependencies(s))
