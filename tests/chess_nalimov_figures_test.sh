@@ -4,7 +4,8 @@
 # KPvK 56 plies (the longest 3-piece), KRvKP 85 (the longest 4-piece), KBNvKN 213 (the longest
 # pawnless 5-piece). A second, independent generator's figures: builds the three with DTM only
 # (everything their captures and promotions need comes with them) and reads the longest
-# distance of either sign from `stats`, then probes KBNvKN's longest mate back.
+# distance of either sign from `stats`, probes KBNvKN's longest mate back and verifies the tables
+# (the one-pass check: every stored distance equals what its moves give).
 # Label "long" (about a minute on 2 cores): `ctest --preset long -R ChessLongestMate`.
 # Usage: chess_nalimov_figures_test.sh <retra binary>
 set -euo pipefail
@@ -38,4 +39,5 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["dtm"] == 213, j
 PY
+"$retra" verify --db "$work/db" --no-progress > "$work/verify.txt" || fail "verify rejects the tables"
 echo "ok"

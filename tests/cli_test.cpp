@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -267,6 +268,41 @@ TEST(CliVerify, APartialOrMixedDatabaseIsVerifiedForWhatItHolds) {
   EXPECT_NE((bad.out + bad.err).find("KNvK is needed by KRvKN but is not in the database"),
             std::string::npos)
       << bad.out << bad.err;
+}
+
+// `verify --segments` checks what it selects (a name, a table's segments, a glob) and only reads
+// the segments those need; a pattern that selects nothing is an error that says where to look.
+TEST(CliVerify, SelectedSegmentsAreCheckedTheirSupportsOnlyRead) {
+  test::TempDir dir;
+  const std::string db = (dir / "db").string();
+  ASSERT_EQ(retra({"build", "chess", "--endgame", "KRvKN", "--db", db}).exit, 0);
+  auto checked = [](const nlohmann::json& j) {
+    std::vector<std::string> names;
+    for (const auto& s : j["segments"]) names.push_back(s["segment"]);
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const auto table = retra({"verify", "--db", db, "--segments", "KRvKN", "--json"});
+  ASSERT_EQ(table.exit, 0) << table.out << table.err;
+  const auto tj = nlohmann::json::parse(table.out);
+  EXPECT_EQ(checked(tj), (std::vector<std::string>{"KRvKN", "KRvKN.dtm"}));
+  const auto unchecked = tj["unchecked"].get<std::vector<std::string>>();
+  for (const char* support : {"KRvK", "KNvK", "KRvK.dtm", "KNvK.dtm"})
+    EXPECT_NE(std::find(unchecked.begin(), unchecked.end(), support), unchecked.end())
+        << support << " " << tj.dump();
+  const auto glob = retra({"verify", "--db", db, "--segments", "KRvK*,KNvK.dtm", "--json"});
+  ASSERT_EQ(glob.exit, 0) << glob.out << glob.err;
+  const auto gj = nlohmann::json::parse(glob.out);
+  EXPECT_EQ(checked(gj),
+            (std::vector<std::string>{"KNvK.dtm", "KRvK", "KRvK.dtm", "KRvKN", "KRvKN.dtm"}));
+  const auto text = retra({"verify", "--db", db, "--segments", "KRvKN.dtm"});
+  EXPECT_EQ(text.exit, 0) << text.out << text.err;
+  EXPECT_NE(text.out.find("verified 1 segments"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("supporting segments read, not checked"), std::string::npos) << text.out;
+  const auto none = retra({"verify", "--db", db, "--segments", "KRvKN,KQvK"});
+  EXPECT_EQ(none.exit, 3) << none.out << none.err;
+  EXPECT_NE(none.err.find("no segment of"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("matches 'KQvK'"), std::string::npos) << none.err;
 }
 
 TEST_F(Cli, BadCommandLines) {

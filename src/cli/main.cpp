@@ -158,11 +158,12 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
 }
 
 // `retra verify`: the generic verifier's report, in the game's nouns.
-int verify_cmd(const Common& c, const Database& db, const GameModule& game, bool full) {
+int verify_cmd(const Common& c, const Database& db, const GameModule& game, bool full,
+               const std::vector<std::string>& only) {
   Progress progress;
   auto rep = [&] {
     ProgressBar bar(progress, c.progress && !c.json);
-    return verify(db, {c.resolved_threads(), &progress, full});
+    return verify(db, {c.resolved_threads(), &progress, full, only});
   }();
   if (!rep) return report_error(c, rep.error());
   const Nouns& n = game.nouns();
@@ -179,6 +180,10 @@ int verify_cmd(const Common& c, const Database& db, const GameModule& game, bool
                         {"db", c.db.string()},    {"mode", full ? "full" : "one-pass"},
                         {segments, segs},         {entries, positions},
                         {"seconds", rep->seconds}};
+    if (!only.empty()) {
+      j["only"] = only;
+      j["unchecked"] = rep->unchecked;
+    }
     if (rep->failure) {
       const auto& f = *rep->failure;
       j["failure"] = {{segment, f.segment}, {"message", f.message}};
@@ -199,6 +204,10 @@ int verify_cmd(const Common& c, const Database& db, const GameModule& game, bool
           "verified {} {}, {} {}: every checksum and value correct{} ({:.2f} s)\n",
           rep->segments.size(), segments, grouped(positions), entries,
           full ? " (full: score values recomputed by the other kernel)" : "", rep->seconds);
+    if (rep->ok && !only.empty())
+      std::cout << fmt::format(
+          "only the selected {}: {} supporting {} read, not checked (`--json` lists them)\n",
+          segments, rep->unchecked.size(), segments);
   }
   if (!rep->ok) {
     std::cerr << "retra: verify FAILED: " << rep->failure->message << std::endl;
@@ -312,9 +321,16 @@ int run(int argc, char** argv, kernels::Cluster* cluster) {
   verify_sub->add_flag("--full", full,
                        "Also recompute score values with the other kernel: proves them the "
                        "game's values where the one-pass check cannot (docs/VERIFY.md)");
+  std::vector<std::string> only;
+  verify_sub
+      ->add_option("--segments", only,
+                   "Check only these segments (names as `info` lists them, a table's name for "
+                   "all its segments, or shell globs, comma-separated); those they read are "
+                   "read, not checked")
+      ->delimiter(',');
   verify_sub->callback([&] {
     const GameModule* g = nullptr;
-    if (auto db = open_db(c, g, exit)) exit = verify_cmd(c, *db, *g, full);
+    if (auto db = open_db(c, g, exit)) exit = verify_cmd(c, *db, *g, full, only);
   });
 
   std::string position;

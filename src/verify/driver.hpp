@@ -7,6 +7,7 @@
 // Thread safety: runs opt.threads threads internally; reentrant.
 #pragma once
 
+#include <fnmatch.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -123,6 +124,35 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
                                                      "database; build it",
                                                      nouns.segment, name[id(d)], name[id(s)])));
 
+  // The segments to check: all present ones, or those opt.only selects (each pattern must
+  // select one); the others are read where checked ones need them.
+  std::vector<bool> checked = present;
+  if (!opt.only.empty()) {
+    auto selects = [](const std::string& pattern, const std::string& sname) {
+      if (sname == pattern) return true;
+      if (sname.size() > pattern.size() && sname.compare(0, pattern.size(), pattern) == 0 &&
+          (sname[pattern.size()] == '_' || sname[pattern.size()] == '.'))
+        return true;
+      return fnmatch(pattern.c_str(), sname.c_str(), 0) == 0;
+    };
+    for (Seg s : sel->order) checked[id(s)] = false;
+    for (const std::string& pattern : opt.only) {
+      bool any = false;
+      for (Seg s : sel->order)
+        if (present[id(s)] && selects(pattern, name[id(s)])) checked[id(s)] = any = true;
+      if (!any)
+        return Error(Errc::not_found,
+                     fmt::format("no {} of '{}' matches '{}'; `retra info --db {}` lists them",
+                                 nouns.segment, db.dir().string(), pattern, db.dir().string()));
+    }
+    for (Seg s : sel->order)
+      if (checked[id(s)])
+        for (Seg d : g.dependencies(s))
+          if (!checked[id(d)] && std::find(rep.unchecked.begin(), rep.unchecked.end(),
+                                           name[id(d)]) == rep.unchecked.end())
+            rep.unchecked.push_back(name[id(d)]);
+  }
+
   // Values read back from disk, each segment once (the verifier's own copy, not the builder's),
   // freed when no later segment reads it.
   std::vector<LargeArray<std::uint8_t>> loaded(static_cast<std::size_t>(n));
@@ -131,7 +161,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
   std::vector<bool> is_loaded(static_cast<std::size_t>(n), false);
   std::vector<int> users(static_cast<std::size_t>(n), 0);
   for (Seg s : sel->order)
-    if (present[id(s)])
+    if (checked[id(s)])
       for (Seg d : g.dependencies(s)) ++users[id(d)];
   auto load = [&](const Seg& s) -> Status {
     if (is_loaded[id(s)]) return {};
@@ -147,7 +177,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
   };
 
   for (Seg s : sel->order) {
-    if (!present[id(s)]) continue;
+    if (!checked[id(s)]) continue;
     const auto t0 = Clock::now();
     const std::string& sname = name[id(s)];
     const format::SegmentRecord* rec = db.manifest().find(sname);

@@ -23,6 +23,11 @@ struct VerifyOptions {
   // whose equations have other solutions on cycles): each such segment is recomputed from its
   // verified supporting segments by the kernel its build did not use, and compared entry by entry.
   bool full = false;
+  // Check only the segments these select (empty: all). A pattern selects a segment whose name
+  // equals it, begins with it followed by '_' or '.' (a table's segments), or matches it as a
+  // shell glob. The segments they read are read, not checked: the result holds if those are
+  // right (docs/VERIFY.md). A pattern that selects nothing is an error.
+  std::vector<std::string> only{};
 };
 
 struct VerifyFailure {
@@ -53,6 +58,8 @@ struct VerifyReport {
   std::optional<VerifyFailure> failure;
   double seconds = 0;
   bool full = false;
+  // With VerifyOptions::only: the supporting segments read but not checked.
+  std::vector<std::string> unchecked;
 };
 
 // The failure for an error met while reading `segment` (with its block, when a block is damaged).
