@@ -907,12 +907,6 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
   return {};
 }
 
-std::optional<std::uint32_t> SegmentReader::far_value(std::uint64_t index) const noexcept {
-  const auto it = std::lower_bound(far_.begin(), far_.end(), FarValue{index, 0});
-  if (it != far_.end() && it->first == index) return it->second;
-  return std::nullopt;
-}
-
 Result<std::uint32_t> SegmentReader::value_at(std::uint64_t index) const {
   if (const auto v = far_value(index)) return *v;
   auto b = byte_at(index);

@@ -5,6 +5,7 @@
 // (its block cache is locked; the mapping is read-only).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -229,7 +230,12 @@ class SegmentReader {
   // The far values (kFarValues), indices ascending; the far value of one entry, if it has one;
   // and the value of one entry: its far value when it has one, else its byte (thread-safe).
   const std::vector<FarValue>& far() const noexcept { return far_; }
-  std::optional<std::uint32_t> far_value(std::uint64_t index) const noexcept;
+  std::optional<std::uint32_t> far_value(std::uint64_t index) const noexcept {
+    if (far_.empty()) return std::nullopt;  // most segments: inline, no search (verifier's loop)
+    const auto it = std::lower_bound(far_.begin(), far_.end(), FarValue{index, 0});
+    if (it != far_.end() && it->first == index) return it->second;
+    return std::nullopt;
+  }
   Result<std::uint32_t> value_at(std::uint64_t index) const;
 
  private:

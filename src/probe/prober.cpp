@@ -164,7 +164,7 @@ Value Prober::Impl::byte(int slot, std::uint64_t index) const {
                         static_cast<std::uint32_t>(at % be),
                         [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
   if (v.status == Status::ok) v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
-  if (v.status == Status::ok && !r->far().empty())
+  if (v.status == Status::ok)
     if (const auto far = r->far_value(index)) v.value = static_cast<int>(*far);
   return v;
 }

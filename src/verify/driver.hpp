@@ -126,7 +126,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
 
   // The segments to check: all present ones, or those opt.only selects (each pattern must
   // select one); the others are read where checked ones need them.
-  std::vector<bool> checked = present;
+  std::vector<bool> checked = opt.only.empty() ? present : std::vector<bool>(present.size());
   if (!opt.only.empty()) {
     auto selects = [](const std::string& pattern, const std::string& sname) {
       if (sname == pattern) return true;
@@ -135,7 +135,6 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
         return true;
       return fnmatch(pattern.c_str(), sname.c_str(), 0) == 0;
     };
-    for (Seg s : sel->order) checked[id(s)] = false;
     for (const std::string& pattern : opt.only) {
       bool any = false;
       for (Seg s : sel->order)
@@ -145,12 +144,12 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
                      fmt::format("no {} of '{}' matches '{}'; `retra info --db {}` lists them",
                                  nouns.segment, db.dir().string(), pattern, db.dir().string()));
     }
+    std::vector<bool> needed(present.size(), false);
     for (Seg s : sel->order)
       if (checked[id(s)])
-        for (Seg d : g.dependencies(s))
-          if (!checked[id(d)] && std::find(rep.unchecked.begin(), rep.unchecked.end(),
-                                           name[id(d)]) == rep.unchecked.end())
-            rep.unchecked.push_back(name[id(d)]);
+        for (Seg d : g.dependencies(s)) needed[id(d)] = !checked[id(d)];
+    for (Seg s : sel->order)
+      if (needed[id(s)]) rep.unchecked.push_back(name[id(s)]);
   }
 
   // Values read back from disk, each segment once (the verifier's own copy, not the builder's),
@@ -199,8 +198,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     for (Seg d : g.dependencies(s)) vals[id(d)] = loaded[id(d)].data();
     // A stored value: the far value where the segment lists one, else the decoded byte.
     auto stored_value = [&](const Seg& seg, std::uint64_t index) {
-      if (!readers[id(seg)]->far().empty())
-        if (const auto v = readers[id(seg)]->far_value(index)) return static_cast<int>(*v);
+      if (const auto v = readers[id(seg)]->far_value(index)) return static_cast<int>(*v);
       return decode_value(value_kind_of(g, seg), vals[id(seg)][index]);
     };
     // The stored values this segment's children read (decoded; virtual children as the game
