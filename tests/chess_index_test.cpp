@@ -124,10 +124,13 @@ TEST(ChessIndex, NeverLargerThanSyzygysScheme) {
 }
 
 // Over every child q of a segment, the parents its unmoves report, counted per parent index,
-// equal each parent's non-converting legal moves.
-void expect_unmove_contract(const std::string& name) {
+// equal each parent's non-converting legal moves. All segments of the closure, or only the
+// named table's.
+void expect_unmove_contract(const std::string& name, bool closure = true) {
   const auto g = game_of(name);
+  const Material named = parse_material(name)->canonicalized();
   for (int s = 0; s < g->tables(); ++s) {
+    if (!closure && !(g->table(s).key.material == named)) continue;
     const std::uint64_t size = g->segment_size(s);
     std::vector<int> reported(size, 0), quiet(size, 0);
     std::uint64_t valid = 0, moves = 0;
@@ -155,6 +158,14 @@ TEST(ChessUnmoves, EveryParentIsReportedOncePerMove) {
 
 TEST(ChessUnmoves, IdenticalPiecesAndFourPieceTables) {
   for (const char* name : {"KBBvK", "KNNvK", "KRvKB"}) expect_unmove_contract(name);
+}
+
+TEST(ChessUnmoves, KingsReRankedIncrementally) {
+  // King unmoves that keep the orientation re-rank incrementally (Indexer::king_relocation):
+  // pawns of one rank that are their own mirror image (a2 h2) leave the orientation to the
+  // white king's file, and a pawn of each side gives the kings coordinates among both.
+  expect_unmove_contract("KPPvK", false);
+  expect_unmove_contract("KPvKP", false);
 }
 
 // The kernels' move generation (legality from checks and pins found once per position) against

@@ -175,6 +175,13 @@ inline bool attacks_square(PieceType t, Color c, int s, int target, Bitboard occ
   if (!(detail::kPseudo.a[t][s] & bit(target))) return false;
   return !slider(t) || !(between(s, target) & occ);
 }
+// The same test without a branch on its outcome, for loops whose outcome the branch predictor
+// cannot learn (every position of a table): between() is empty for a king's, knight's or pawn's
+// one-step attack, so one formula serves every type.
+inline bool attacks_square_branchless(PieceType t, Color c, int s, int target, Bitboard occ) {
+  const Bitboard pseudo = t == pawn ? pawn_attacks(c, s) : detail::kPseudo.a[t][s];
+  return ((pseudo >> target) & 1) & ((between(s, target) & occ) == 0);
+}
 
 // ---- boards ------------------------------------------------------------------------------------
 

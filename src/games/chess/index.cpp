@@ -42,6 +42,12 @@ struct KingPairs {
 
 constexpr bool in_triangle(int sq) { return file_of(sq) <= 3 && rank_of(sq) <= file_of(sq); }
 constexpr bool on_diagonal(int sq) { return file_of(sq) == rank_of(sq); }
+static_assert([] {
+  Bitboard t = 0;
+  for (int s = 0; s < 64; ++s)
+    if (in_triangle(s) && !on_diagonal(s)) t |= bit(s);
+  return t == (bit(1) | bit(2) | bit(3) | bit(10) | bit(11) | bit(19));
+}());
 constexpr bool above_diagonal(int sq) { return rank_of(sq) > file_of(sq); }
 // The mirror image in the a1-h8 diagonal.
 constexpr int transposed(int sq) { return file_of(sq) * 8 + rank_of(sq); }
@@ -399,10 +405,17 @@ Indexer::Relocation Indexer::relocation(const std::uint8_t* sq, std::uint32_t co
   }
   r.before = occ;
   r.mult = mult[moved + 1];
-  // The later groups' pieces: their coordinates among the free squares without the moved piece
-  // (the piece on a square below lowers one by one), and their place in their group's ascending
-  // order, which that keeps: the free square it takes lies strictly between two coordinates.
-  for (std::size_t g = moved + 1; g < groups_.size(); ++g) {
+  add_later(r, sq, occ, moved + 1);
+  return r;
+}
+
+// The later groups' pieces: their coordinates among the free squares without the moved piece
+// (the piece on a square below lowers one by one), and their place in their group's ascending
+// order, which that keeps: the free square it takes lies strictly between two coordinates.
+void Indexer::add_later(Relocation& r, const std::uint8_t* sq, Bitboard occ,
+                        std::size_t first) const {
+  const std::uint64_t* mult = place_.data();
+  for (std::size_t g = first; g < groups_.size(); ++g) {
     const Group& gr = groups_[g];
     std::uint8_t c[kMaxPieces];
     for (int i = 0; i < gr.count; ++i) {
@@ -420,6 +433,33 @@ Indexer::Relocation Indexer::relocation(const std::uint8_t* sq, std::uint32_t co
     }
     for (int i = 0; i < gr.count; ++i) occ |= bit(sq[gr.first + i]);
   }
+}
+
+std::uint64_t Indexer::king_pair_id(int wk, int bk) {
+  return static_cast<std::uint64_t>(kKingPairs.id[wk][bk]);
+}
+
+Indexer::Relocation Indexer::king_relocation(const std::uint8_t* sq, std::uint32_t code,
+                                             int slot) const {
+  assert(slot == 0 || slot == bk_slot_);
+  Relocation r;
+  r.white = slot == 0;
+  r.other = sq[r.white ? bk_slot_ : 0];
+  Bitboard pawns = 0;
+  for (int s : pawn_slots_) pawns |= bit(sq[s]);
+  r.before = pawns;
+  r.mult = place_[0];
+  if (pawns_) {
+    r.base = static_cast<std::uint64_t>(config_id_[code]);
+    // A symmetric pawn configuration leaves the orientation to the white king's file.
+    r.frame = r.white && config_symmetric_[r.base] ? 0x0f0f0f0f0f0f0f0full : ~Bitboard{0};
+  } else {
+    // The a1-d1-d4 triangle without its diagonal: b1 c1 d1 c2 d2 d3.
+    constexpr Bitboard kTriangleOffDiagonal =
+        bit(1) | bit(2) | bit(3) | bit(10) | bit(11) | bit(19);
+    r.frame = r.white ? kTriangleOffDiagonal : (on_diagonal(sq[0]) ? 0 : ~Bitboard{0});
+  }
+  add_later(r, sq, pawns | bit(r.other), 0);
   return r;
 }
 

@@ -71,17 +71,41 @@ class Indexer {
     int later = 0;           // pieces in the groups after
     std::array<std::uint8_t, kMaxPieces> sq{}, coord{}, k{};  // per later piece
     std::array<std::uint64_t, kMaxPieces> mult_of{};
+    // A king's (king_relocation): the squares it may move to keeping the orientation, whether it
+    // is the white one, the other king's square; `before` holds the pawns and `base` the pawn
+    // configuration's id.
+    Bitboard frame = 0;
+    bool white = false;
+    int other = 0;
   };
   bool relocatable(int slot) const;
   Relocation relocation(const std::uint8_t* sq, std::uint32_t code, int slot) const;
   std::uint64_t relocated(const Relocation& r, int to) const {
-    std::uint64_t x =
-        r.base + static_cast<std::uint64_t>(to - std::popcount(r.before & (bit(to) - 1))) * r.mult;
-    for (int j = 0; j < r.later; ++j) {
-      const int c = r.coord[j] - (to < r.sq[j] ? 1 : 0);
-      x += (r.k[j] == 1 ? static_cast<std::uint64_t>(c) : binomial_small(c, r.k[j])) * r.mult_of[j];
+    return r.base +
+           static_cast<std::uint64_t>(to - std::popcount(r.before & (bit(to) - 1))) * r.mult +
+           later_terms(r, to);
+  }
+
+  // The same for a king of a representative placement: relocated ranks come from
+  // king_relocated(r, to) for `to` in r.frame, where the placement with the king on `to` is a
+  // representative too and not symmetric (the orientation is the pawns', or the white king's
+  // off the a1-h8 diagonal). Without pawns the black king may move when the white king is off
+  // the diagonal, the white king within the triangle off the diagonal; with pawns either king
+  // (the white one to the a-d files when the pawns are their own mirror image).
+  Relocation king_relocation(const std::uint8_t* sq, std::uint32_t code, int slot) const;
+  std::uint64_t king_relocated(const Relocation& r, int to) const {
+    const int wk = r.white ? to : r.other, bk = r.white ? r.other : to;
+    std::uint64_t head;
+    if (!pawns_) {
+      head = king_pair_id(wk, bk);
+    } else {
+      const auto p = static_cast<std::uint64_t>(pawn_slots_.size());
+      const Bitboard o = r.before | bit(wk);
+      const auto wc = static_cast<std::uint64_t>(wk - std::popcount(r.before & (bit(wk) - 1)));
+      const auto bc = static_cast<std::uint64_t>(bk - std::popcount(o & (bit(bk) - 1)));
+      head = (r.base * (64 - p) + wc) * (63 - p) + bc;
     }
-    return x;
+    return head * r.mult + later_terms(r, to);
   }
 
   // Whether rank() would rank the placement as it stands (its orientation is the class's); if so,
@@ -92,6 +116,19 @@ class Indexer {
   }
 
  private:
+  // The terms of the groups after a relocated piece, with that piece on `to`.
+  static std::uint64_t later_terms(const Relocation& r, int to) {
+    std::uint64_t x = 0;
+    for (int j = 0; j < r.later; ++j) {
+      const int c = r.coord[j] - (to < r.sq[j] ? 1 : 0);
+      x += (r.k[j] == 1 ? static_cast<std::uint64_t>(c) : binomial_small(c, r.k[j])) * r.mult_of[j];
+    }
+    return x;
+  }
+  // Fills r's later pieces: those of the groups from `first` on, their coordinates among the
+  // squares free of `occ` and of the groups before them.
+  void add_later(Relocation& r, const std::uint8_t* sq, Bitboard occ, std::size_t first) const;
+  static std::uint64_t king_pair_id(int wk, int bk);
   struct Group {
     int first, count;  // slots [first, first + count): identical pieces
   };

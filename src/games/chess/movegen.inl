@@ -117,12 +117,25 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
   };
   Bitboard evasion, pin[kMaxPieces];
   m.king_safety(&evasion, pin);
+  // The squares the enemy attacks with our king off the board (it must not step back along a
+  // checking line): our king's legal targets, one mask instead of a test per square. A captured
+  // piece's own attacks never cover its square, and the rest of the board stays as it is.
+  Bitboard danger = 0;
+  {
+    const Bitboard o = m.occ & ~bit(m.king_sq);
+    for (int j = 0; j < t.n; ++j) {
+      if (t.slots[j].color != m.them) continue;
+      const PieceType jt = t.slots[j].type;
+      danger |= jt == pawn ? pawn_attacks(m.them, p.sq[j]) : attacks(jt, p.sq[j], o);
+    }
+  }
   for (int i = 0; i < t.n; ++i) {
     if (t.slots[i].color != m.us) continue;
     const int from = p.sq[i];
     const PieceType pt = t.slots[i].type;
     if (pt != pawn) {
       Bitboard targets = attacks(pt, from, m.occ) & ~own;
+      if (pt == king) targets &= ~danger;
       if (pt != king) {
         targets &= evasion & pin[i];
         if (!quiet_too) {  // the kernels only count quiet moves
@@ -136,7 +149,7 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
         const int to = std::countr_zero(targets);
         targets &= targets - 1;
         const int v = (enemy & bit(to)) ? m.victim_on(to) : -1;
-        if (pt == king && !m.legal(i, to, v)) continue;
+        assert(pt != king || m.legal(i, to, v));
         ++mc.legal;
         if (v >= 0) {
           conversion(t.capture[static_cast<std::size_t>(v)], i, to);
@@ -285,22 +298,39 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
     // The piece must not attack their king from its origin, and every other piece of the mover
     // that attacks it once `to` is empty must be blocked by the origin.
     Bitboard allowed = ~attacks(pt, their_king, rest);
-    for (int j = 0; j < t.n && allowed; ++j) {
+    for (int j = 0; j < t.n; ++j) {
       if (j == i || t.slots[j].color != mover) continue;
       const PieceType jt = t.slots[j].type;
       const int js = q.sq[j];
-      if (attacks_square(jt, mover, js, their_king, rest))
-        allowed &= slider(jt) ? between(js, their_king) : 0;
+      // Without a branch on whether j attacks (every frontier position asks, at random).
+      const Bitboard hit =
+          Bitboard{0} - Bitboard{attacks_square_branchless(jt, mover, js, their_king, rest)};
+      const Bitboard block = slider(jt) ? between(js, their_king) : 0;
+      allowed &= (block & hit) | ~hit;
     }
     Bitboard origins = attacks(pt, to, occ) & ~occ & allowed;
     const bool fast = same_frame && pt != king;
     Indexer::Relocation moved;
     const bool relocated = fast && origins && ix.relocatable(i);
     if (relocated) moved = ix.relocation(q.sq.data(), code, i);
+    // A king re-ranks incrementally too where its move keeps the orientation (moved.frame) and
+    // the child has no stabilizing reflection (else the parents need the image test below).
+    const bool king_fast = same_frame && pt == king && origins && h < 0;
+    if (king_fast) moved = ix.king_relocation(q.sq.data(), code, i);
     while (origins) {
       const int from = std::countr_zero(origins);
       origins &= origins - 1;
       p.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(from);
+      if (king_fast && (moved.frame & bit(from))) {
+        const std::uint64_t r = ix.king_relocated(moved, from);
+#ifndef NDEBUG
+        int t_used = -1;
+        bool symmetric = true;
+        assert(r == ix.rank(p.sq.data(), &t_used, &symmetric) && t_used == 0 && !symmetric);
+#endif
+        f(base + r, p);
+        continue;
+      }
       if (fast) {
         const std::uint64_t r =
             relocated ? ix.relocated(moved, from) : ix.rank_canonical(p.sq.data(), code);
