@@ -181,6 +181,8 @@ Result<std::shared_ptr<const Game>> Game::closure(const std::vector<Material>& t
     t.slots = t.indexer->slots();
     t.n = static_cast<int>(t.slots.size());
     t.bk_slot = order[i].material.pieces(white);
+    for (int k = 0; k < t.n; ++k)  // MoveGen relies on White's slots coming first
+      assert(t.slots[static_cast<std::size_t>(k)].color == (k < t.bk_slot ? white : black));
     for (const Slot& s : t.slots) t.codes.push_back(code(s.type, s.color));
     g->by_name_[t.name] = static_cast<int>(i);
   }

@@ -427,9 +427,9 @@ void Indexer::add_later(Relocation& r, const std::uint8_t* sq, Bitboard occ,
       for (int j = 0; j < gr.count; ++j) below += c[j] < c[i];
       const std::size_t l = static_cast<std::size_t>(r.later++);
       r.sq[l] = sq[gr.first + i];
-      r.coord[l] = c[i];
-      r.k[l] = static_cast<std::uint8_t>(below + 1);
-      r.mult_of[l] = mult[g + 1];
+      const int k = below + 1;
+      r.later_sum += (k == 1 ? c[i] : binomial_small(c[i], k)) * mult[g + 1];
+      r.drop[l] = (k == 1 ? 1 : binomial_small(c[i] - 1, k - 1)) * mult[g + 1];
     }
     for (int i = 0; i < gr.count; ++i) occ |= bit(sq[gr.first + i]);
   }

@@ -69,8 +69,12 @@ class Indexer {
     std::uint64_t mult = 0;  // the piece's group's place value
     Bitboard before = 0;     // squares of the head's pieces and of the groups before
     int later = 0;           // pieces in the groups after
-    std::array<std::uint8_t, kMaxPieces> sq{}, coord{}, k{};  // per later piece
-    std::array<std::uint64_t, kMaxPieces> mult_of{};
+    // The later pieces' terms with the moved piece on a square above all of them (later_sum),
+    // and what each term loses when it lands below that piece's square (its coordinate then
+    // drops by one: C(c, k) - C(c - 1, k) = C(c - 1, k - 1) times its place value).
+    std::uint64_t later_sum = 0;
+    std::array<std::uint8_t, kMaxPieces> sq{};
+    std::array<std::uint64_t, kMaxPieces> drop{};
     // A king's (king_relocation): the squares it may move to keeping the orientation, whether it
     // is the white one, the other king's square; `before` holds the pawns and `base` the pawn
     // configuration's id.
@@ -118,11 +122,8 @@ class Indexer {
  private:
   // The terms of the groups after a relocated piece, with that piece on `to`.
   static std::uint64_t later_terms(const Relocation& r, int to) {
-    std::uint64_t x = 0;
-    for (int j = 0; j < r.later; ++j) {
-      const int c = r.coord[j] - (to < r.sq[j] ? 1 : 0);
-      x += (r.k[j] == 1 ? static_cast<std::uint64_t>(c) : binomial_small(c, r.k[j])) * r.mult_of[j];
-    }
+    std::uint64_t x = r.later_sum;
+    for (int j = 0; j < r.later; ++j) x -= to < r.sq[j] ? r.drop[j] : 0;
     return x;
   }
   // Fills r's later pieces: those of the groups from `first` on, their coordinates among the

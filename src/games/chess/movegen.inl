@@ -21,10 +21,14 @@ struct MoveGen {
 
   MoveGen(const Game& game, int s, const Position& p)
       : g(game), t(game.table(s)), sq(p.sq.data()), us(p.side), them(opposite(p.side)) {
-    for (int i = 0; i < t.n; ++i) {
-      occ |= bit(sq[i]);
-      by[t.slots[i].color] |= bit(sq[i]);
-    }
+    // White's slots come first, the black king's opens Black's (layout()): two register loops,
+    // not an or into by[colour] that carries each iteration's result through memory.
+    Bitboard w = 0, b = 0;
+    for (int i = 0; i < t.bk_slot; ++i) w |= bit(sq[i]);
+    for (int i = t.bk_slot; i < t.n; ++i) b |= bit(sq[i]);
+    by[white] = w;
+    by[black] = b;
+    occ = w | b;
     king_sq = sq[us == white ? 0 : t.bk_slot];
   }
 
