@@ -42,12 +42,13 @@ struct KingPairs {
 
 constexpr bool in_triangle(int sq) { return file_of(sq) <= 3 && rank_of(sq) <= file_of(sq); }
 constexpr bool on_diagonal(int sq) { return file_of(sq) == rank_of(sq); }
-static_assert([] {
+// The squares where the white king alone fixes the orientation: b1 c1 d1 c2 d2 d3.
+constexpr Bitboard kTriangleOffDiagonal = [] {
   Bitboard t = 0;
   for (int s = 0; s < 64; ++s)
     if (in_triangle(s) && !on_diagonal(s)) t |= bit(s);
-  return t == (bit(1) | bit(2) | bit(3) | bit(10) | bit(11) | bit(19));
-}());
+  return t;
+}();
 constexpr bool above_diagonal(int sq) { return rank_of(sq) > file_of(sq); }
 // The mirror image in the a1-h8 diagonal.
 constexpr int transposed(int sq) { return file_of(sq) * 8 + rank_of(sq); }
@@ -454,9 +455,6 @@ Indexer::Relocation Indexer::king_relocation(const std::uint8_t* sq, std::uint32
     // A symmetric pawn configuration leaves the orientation to the white king's file.
     r.frame = r.white && config_symmetric_[r.base] ? 0x0f0f0f0f0f0f0f0full : ~Bitboard{0};
   } else {
-    // The a1-d1-d4 triangle without its diagonal: b1 c1 d1 c2 d2 d3.
-    constexpr Bitboard kTriangleOffDiagonal =
-        bit(1) | bit(2) | bit(3) | bit(10) | bit(11) | bit(19);
     r.frame = r.white ? kTriangleOffDiagonal : (on_diagonal(sq[0]) ? 0 : ~Bitboard{0});
   }
   add_later(r, sq, pawns | bit(r.other), 0);

@@ -139,8 +139,9 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
     const PieceType pt = t.slots[i].type;
     if (pt != pawn) {
       Bitboard targets = attacks(pt, from, m.occ) & ~own;
-      if (pt == king) targets &= ~danger;
-      if (pt != king) {
+      if (pt == king) {
+        targets &= ~danger;
+      } else {
         targets &= evasion & pin[i];
         if (!quiet_too) {  // the kernels only count quiet moves
           const int quiet = std::popcount(targets & ~enemy);
