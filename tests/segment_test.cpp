@@ -297,6 +297,57 @@ TEST(SegmentRules, FilledEntriesReadAsTheRulesValues) {
   }
 }
 
+// Rules that answer holes alone (EntryRules::holes_only): every third entry holds 0.
+struct ThirdHoles final : EntryRules {
+  void rule_values(std::uint64_t first, std::span<std::int16_t> out) const override {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = (first + i) % 3 == 0 ? 0 : kStored;
+  }
+  bool holes_only() const override { return true; }
+};
+
+// A reader that only follows moves (Exact::reached_by_moves) gets every other entry exactly and
+// the holes as filler, in index order and in a stored order; rules that fix values besides holes
+// are always put back; a plain read_all always gives the holes' values.
+TEST(SegmentRules, ReadsForMovesMayLeaveHolesFilled) {
+  test::TempDir dir;
+  auto data = sample(100'000);
+  for (std::size_t i = 0; i < data.size(); i += 3) data[i] = 0;
+  auto holes = std::make_shared<ThirdHoles>();
+  for (bool ordered : {false, true}) {
+    WriteOptions wo{3, 2, CodecChoice::zstd, holes.get()};
+    if (ordered) {
+      wo.digits = {100, 1000};
+      wo.stored_order = {1, 0};
+    }
+    ASSERT_TRUE(write_segment(dir / "h.rseg", info(data.size(), 4096), data, wo));
+    auto r = SegmentReader::open(dir / "h.rseg", 64, holes);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(!(*r)->order().identity(), ordered);
+    std::vector<std::uint8_t> all(data.size()), moves(data.size());
+    ASSERT_TRUE((*r)->read_all(all, 2));
+    EXPECT_EQ(all, data);
+    ASSERT_TRUE((*r)->read_all(moves, 2, Exact::reached_by_moves));
+    std::size_t filler = 0;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      if (i % 3) {
+        ASSERT_EQ(moves[i], data[i]) << i;
+      } else {
+        filler += moves[i] != 0;
+      }
+    }
+    EXPECT_GT(filler, 0u);  // the holes really were left as stored
+  }
+  const auto thirds = with_rules(100'000);
+  auto rules = std::make_shared<ThirdsRules>();
+  ASSERT_TRUE(write_segment(dir / "t.rseg", info(thirds.size(), 4096), thirds,
+                            {3, 2, CodecChoice::zstd, rules.get()}));
+  auto r = SegmentReader::open(dir / "t.rseg", 64, rules);
+  ASSERT_TRUE(r);
+  std::vector<std::uint8_t> moves(thirds.size());
+  ASSERT_TRUE((*r)->read_all(moves, 2, Exact::reached_by_moves));
+  EXPECT_EQ(moves, thirds);
+}
+
 TEST(SegmentRules, AValueTheRulesContradictIsNotFilled) {
   test::TempDir dir;
   auto data = with_rules(10'000);

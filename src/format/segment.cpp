@@ -856,10 +856,16 @@ Status SegmentReader::read_stored_block(std::uint64_t b, std::span<std::uint8_t>
   return {};
 }
 
-Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
+Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads, Exact exact) const {
   if (out.size() != info_.entries * info_.entry_bytes)
     return Error(Errc::internal, "read_all: output buffer has the wrong size");
   threads = std::max(1, threads);
+  // The rules' values go back unless the caller reads only positions moves reach and the rules
+  // answer only holes: then the pass over every position (chess: an index step and a check
+  // test per entry, as long as decoding the segment) is skipped.
+  // (Without rules, read_stored_block refuses the file.)
+  const bool restore =
+      rules_filled_ && !(exact == Exact::reached_by_moves && rules_ && rules_->holes_only());
   const std::uint64_t block_bytes = std::uint64_t{info_.block_entries} * info_.entry_bytes;
   const std::uint64_t nblocks = table_.size();
   // Stored blocks first (for an ordered file into a buffer in the stored order, as stored; the
@@ -879,7 +885,7 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
     for (std::uint64_t b = g0; b < g1; ++b) {
       const auto block = dest.subspan(b * block_bytes, table_[b].raw_bytes);
-      Status s = ordered ? read_stored_block(b, block) : read_block(b, block);
+      Status s = ordered || !restore ? read_stored_block(b, block) : read_block(b, block);
       if (!s) {
         std::lock_guard lock(mu);
         if (b < bad) {
@@ -902,7 +908,7 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads) const {
     const std::uint64_t first = c * kChunk, len = std::min(kChunk, n - first);
     EntryOrder::Walk w(order_, first, /*by_index=*/true);
     for (std::uint64_t i = 0; i < len; ++i, w.step()) out[first + i] = stored[w.other()];
-    if (rules_filled_) restore_rule_entries(first, out.subspan(first, len));
+    if (restore) restore_rule_entries(first, out.subspan(first, len));
   }
   return {};
 }

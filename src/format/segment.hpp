@@ -130,7 +130,16 @@ class EntryRules {
   // out[i] = the byte the rules give entry first + i, or kStored if the entry must be stored.
   static constexpr std::int16_t kStored = -1;
   virtual void rule_values(std::uint64_t first, std::span<std::int16_t> out) const = 0;
+  // Whether every entry the rules answer is a hole: a position no legal move leads to (a game
+  // with validity and without terminal values, chess). A reader that only follows moves never
+  // reads one, so it may leave their filler in place (Exact::reached_by_moves) and skip the
+  // rules, which cost a position step per entry.
+  virtual bool holes_only() const { return false; }
 };
+
+// Which entries a whole-segment read must give exactly: all of them, or only the positions a
+// legal move reaches (the build kernels' conversions), where holes may keep their filler.
+enum class Exact { every_entry, reached_by_moves };
 
 // Which codec the writer uses: `automatic` estimates zstd (by compressing a sample of blocks)
 // and order-1 rANS (exactly, from the model's statistics) and keeps the smaller.
@@ -220,8 +229,9 @@ class SegmentReader {
   std::uint8_t entry_value(std::uint64_t index, std::uint8_t stored) const;
   std::uint32_t raw_bytes(std::uint64_t b) const noexcept { return table_[b].raw_bytes; }
   // All entries in index order, decompressed with `threads` threads; out.size() == entries *
-  // entry_bytes.
-  Status read_all(std::span<std::uint8_t> out, int threads) const;
+  // entry_bytes. With Exact::reached_by_moves and rules that answer only holes, the holes keep
+  // the file's filler (EntryRules::holes_only).
+  Status read_all(std::span<std::uint8_t> out, int threads, Exact exact = Exact::every_entry) const;
   // Unmaps the file's pages from this process (they stay in the page cache and come back on the
   // next read): after read_all(), so that a decoded segment is not also resident compressed.
   void drop_resident_pages() const noexcept { file_.drop_resident_pages(); }

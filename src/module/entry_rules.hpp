@@ -40,6 +40,7 @@ class GameEntryRules final : public format::EntryRules {
       g.next(s_, p);
     }
   }
+  bool holes_only() const override { return HasValidity<G> && !HasTerminalValue<G>; }
 
  private:
   std::shared_ptr<const G> g_;
