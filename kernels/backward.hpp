@@ -65,6 +65,8 @@ struct BackwardStats {
   // whose value is a far code, as (index, code) in index order. Their byte holds the kind's
   // clamped code (dtz: 253 for a win, 254 for a loss, which alone mean exactly 126 plies).
   std::vector<std::pair<std::uint64_t, std::uint32_t>> far;
+  // Whether KernelOptions::holes now marks every hole of the segment.
+  bool holes_marked = false;
 };
 
 namespace bw {
@@ -499,6 +501,7 @@ class Run {
     if (!restore()) {
       RETRA_TRY(initialize());
       st_.init_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      st_.holes_marked = mark_holes();
     }
     t0 = Clock::now();
     RETRA_TRY(propagate());
@@ -586,8 +589,12 @@ class Run {
     if (legal == 0) a.fixed = g_.no_move_value(seg_, p);
   }
 
+  // Whether initialize() marks the holes (KernelOptions::holes): when it sees every position.
+  bool mark_holes() const { return HasValidity<G> && opt_.holes && !cluster_; }
+
   Status initialize() {
     progress_phase(opt_.progress, opt_.label + ": counting moves", own_end_ - own_begin_);
+    std::uint64_t* const holes = mark_holes() ? opt_.holes : nullptr;
     std::uint8_t* const values = values_;
     Cell* const state = state_;
     int bad = 0;  // 1: a counter overflows, 2: a distance overflows
@@ -617,6 +624,15 @@ class Run {
       for (std::uint64_t c = 0; c < tasks; ++c) {
         const std::uint64_t begin = own_begin_ + c * task, end = std::min(own_end_, begin + task);
         const Pin pin(*this, begin, end);
+        // The holes of the word being filled, or'ed in when the next word starts: a task's
+        // first and last words may be another task's too (chunks need not be multiples of 64).
+        std::uint64_t hole_word = 0, hole_at = 0;
+        auto flush_holes = [&] {
+          if (hole_word)
+            std::atomic_ref<std::uint64_t>(holes[hole_at])
+                .fetch_or(hole_word, std::memory_order_relaxed);
+          hole_word = 0;
+        };
         Pos p = g_.unrank(seg_, begin);
         for (std::uint64_t first = begin; first < end; first += batch) {
           const std::uint64_t nb = std::min(batch, end - first);
@@ -638,6 +654,11 @@ class Run {
             if (a.fixed == kHole) {
               values[first + k] = 0;
               state[first + k] = kDecided;  // never a seed, never reached
+              if (holes) {
+                const std::uint64_t i = first + k;
+                if (i >> 6 != hole_at) flush_holes(), hole_at = i >> 6;
+                hole_word |= std::uint64_t{1} << (i & 63);
+              }
               continue;
             }
             bool overflow = false;
@@ -651,6 +672,7 @@ class Run {
             ++local[vb];
           }
         }
+        if (holes) flush_holes();
         progress_advance(opt_.progress, end - begin);
       }
       std::lock_guard lock(hist_mu);

@@ -147,6 +147,12 @@ struct KernelOptions {
   // Over a cluster: frontier entries per rank per round of update batches (bounds the batches
   // in memory; the tests make it tiny so that ranks need different numbers of rounds).
   std::uint64_t cluster_round = std::uint64_t{1} << 18;
+  // Backward kernel only: one zeroed bit per position of the segment (bit i % 64 of word
+  // i / 64), which the kernel sets where the game says the index is a hole (HasValidity) while it
+  // counts moves, so that the writer's rule entries and the statistics need not step through
+  // every position again. Marked only when this process initializes the whole segment
+  // (BackwardStats::holes_marked: not after a resume from a checkpoint, not over a cluster).
+  std::uint64_t* holes = nullptr;
 };
 
 }  // namespace retra::kernels

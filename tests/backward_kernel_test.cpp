@@ -1,8 +1,8 @@
 // The generic backward kernel on random graph games for every value kind, each against a naive
 // solver written differently (score: one least fixed point per threshold by repeated sweeps;
 // distance to mate, distance to zeroing and win/draw/loss: "wins / loses within t plies"
-// recomputed for every t), with 1 to 5 threads; and Awari: backward equals forward bit for bit
-// on 0..12 stones.
+// recomputed for every t), with 1 to 5 threads; Awari: backward equals forward bit for bit
+// on 0..12 stones; and the holes the kernel marks in a chess table.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -12,7 +12,9 @@
 #include "awari_util.hpp"
 #include "kernels/backward.hpp"
 #include "local_cluster.hpp"
+#include "src/build/finished.hpp"
 #include "src/build/out_of_core.hpp"
+#include "src/games/chess/game.hpp"
 
 namespace retra {
 namespace {
@@ -815,6 +817,46 @@ TEST(AwariBackward, IdenticalForOneTwoAndThreeThreads) {
   }
   EXPECT_EQ(runs[0], runs[1]);
   EXPECT_EQ(runs[0], runs[2]);
+}
+
+// The holes the kernel marks while it counts moves (KernelOptions::holes, which the build's
+// writer and statistics use instead of stepping through every position again) are exactly the
+// positions the game calls invalid, with tasks whose ends share bitmap words (chunks of 1,000
+// entries, two threads), and marking them changes no value.
+TEST(ChessBackward, MarksExactlyTheHoles) {
+  auto material = chess::parse_material("KQvK");
+  ASSERT_TRUE(material);
+  auto game = chess::Game::closure({*material}, false);
+  ASSERT_TRUE(game);
+  const chess::Game& g = **game;
+  const int s = g.find("KQvK");
+  ASSERT_GE(s, 0);
+  const std::uint64_t n = g.segment_size(s);
+  builder::Lookup<chess::Game, ValueKind::dtz> lookup(g, g.segments());
+  kernels::KernelOptions opt;
+  opt.threads = 2;
+  opt.chunk = 1000;
+  std::vector<std::uint8_t> plain(n), marked(n);
+  auto st = kernels::backward_as<ValueKind::dtz>(g, s, std::span(plain), lookup, opt);
+  ASSERT_TRUE(st) << st.error().message();
+  EXPECT_FALSE(st->holes_marked);
+  std::vector<std::uint64_t> holes((n + 63) / 64, 0);
+  opt.holes = holes.data();
+  st = kernels::backward_as<ValueKind::dtz>(g, s, std::span(marked), lookup, opt);
+  ASSERT_TRUE(st) << st.error().message();
+  EXPECT_TRUE(st->holes_marked);
+  EXPECT_EQ(plain, marked);
+  std::uint64_t wrong = 0, count = 0;
+  chess::Position p = g.unrank(s, 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (i) g.next(s, p);
+    const bool hole = (holes[i >> 6] >> (i & 63)) & 1;
+    count += hole;
+    if (hole == p.valid) ++wrong;
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(count, 0u);
+  EXPECT_LT(count, n);
 }
 
 }  // namespace

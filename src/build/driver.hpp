@@ -461,6 +461,9 @@ class Driver {
     std::string resumed_at;
     nlohmann::json stats;
     std::vector<format::FarValue> far;  // values beyond a byte (BackwardStats::far)
+    // The holes of the index as the kernel marked them (KernelOptions::holes; empty: not
+    // marked), for the writer's rule entries and the statistics.
+    std::vector<std::uint64_t> holes;
   };
 
   void note(const std::string& line) {
@@ -548,6 +551,13 @@ class Driver {
         "{} {} {} {} segment {} kind {} entries {} retra {}{}", G::kName, G::kVariant, G::kIndexer,
         G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion,
         cluster ? fmt::format(" rank {} of {}", cluster->rank(), cluster->size()) : "");
+    // The kernel marks the holes while it counts moves when they are all the game's rules
+    // answer and its arrays are in memory here (entries / 8 bytes; kernel_bytes counts them).
+    if constexpr (HasValidity<G> && !HasTerminalValue<G>)
+      if (!ooc && !req_.cluster) {
+        kr.holes.assign((g.segment_size(Seg(s)) + 63) / 64, 0);
+        ko.holes = kr.holes.data();
+      }
     std::optional<FileCheckpoints> ck;
     auto run = [&] {
       const std::uint64_t entries = g.segment_size(Seg(s));
@@ -585,6 +595,7 @@ class Driver {
     kr.iterations = st->levels;
     kr.checkpoints = st->checkpoints;
     kr.far = std::move(st->far);
+    if (!st->holes_marked) kr.holes = {};
     kr.resumed_level = st->resumed_level;
     kr.resumed_decided = st->resumed_decided;
     kr.resumed_at = st->resumed_at;
@@ -711,7 +722,14 @@ class Driver {
     r.rss_bytes = current_rss_bytes();
 
     const auto ts = Clock::now();
-    r.stats = D::stats_json(D::statistics(g, Seg(s), values, kr.far, threads));
+    // With the kernel's holes when the game's statistics can take them (descriptor.hpp).
+    if constexpr (requires(std::span<const std::uint64_t> h) {
+                    D::statistics(g, Seg(s), values, kr.far, threads, h);
+                  })
+      r.stats = D::stats_json(D::statistics(g, Seg(s), values, kr.far, threads,
+                                            std::span<const std::uint64_t>(kr.holes)));
+    else
+      r.stats = D::stats_json(D::statistics(g, Seg(s), values, kr.far, threads));
     if (!r.metric.empty()) r.stats["metric"] = r.metric;
     const double stats_seconds = std::chrono::duration<double>(Clock::now() - ts).count();
 
@@ -724,14 +742,22 @@ class Driver {
                                    entries,
                                    1,
                                    req_.block_entries};
+    // The rules' entries from the kernel's holes where it marked them (the same positions:
+    // both ask the game's is_valid), else from the game's rules, a position step per entry.
     std::optional<GameEntryRules<G>> rules;
+    std::optional<KnownHoles> known;
     if constexpr (kHasEntryRules<G>)
-      if (req_.fill_rule_entries) rules.emplace(sel_.game, Seg(s));
+      if (req_.fill_rule_entries) {
+        if (!kr.holes.empty())
+          known.emplace(kr.holes);
+        else
+          rules.emplace(sel_.game, Seg(s));
+      }
     format::WriteOptions wo;
     wo.zstd_level = req_.zstd_level;
     wo.threads = threads;
     wo.codec = req_.codec;
-    wo.rules = rules ? &*rules : nullptr;
+    wo.rules = known ? static_cast<const format::EntryRules*>(&*known) : rules ? &*rules : nullptr;
     wo.order = req_.order;
     if constexpr (HasIndexDigits<G>) wo.digits = g.index_digits(Seg(s));
     wo.far = kr.far;

@@ -36,6 +36,14 @@
 //                              what `retra probe`, `retra stats` and `retra solve` print.
 //   leaf_limit(db, asked)      the solver's leaf limit: what the database covers, capped at the
 //                              asked limit.
+//
+// OPTIONAL
+//   statistics(g, s, values, far, threads, holes)
+//                              the same statistics given the holes of the index as the backward
+//                              kernel marked them (one bit per entry; empty: not known), so that
+//                              a game whose statistics skip holes need not step through every
+//                              position to find them (the build driver passes them; verify
+//                              does not, so its recount stays independent of the kernel).
 #pragma once
 
 #include <concepts>

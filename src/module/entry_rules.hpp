@@ -47,4 +47,23 @@ class GameEntryRules final : public format::EntryRules {
   Seg s_;
 };
 
+// The rules of a segment whose holes are already known, one bit per entry (the backward kernel
+// marks them while it counts moves, KernelOptions::holes), for the writer: a bit test per entry
+// instead of the game's position step. Only for games whose rules answer holes alone
+// (holes_only()), whose kernels store 0 there.
+class KnownHoles final : public format::EntryRules {
+ public:
+  explicit KnownHoles(std::span<const std::uint64_t> bits) : bits_(bits) {}
+  void rule_values(std::uint64_t first, std::span<std::int16_t> out) const override {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::uint64_t x = first + i;
+      out[i] = (bits_[x >> 6] >> (x & 63)) & 1 ? std::int16_t{0} : kStored;
+    }
+  }
+  bool holes_only() const override { return true; }
+
+ private:
+  std::span<const std::uint64_t> bits_;
+};
+
 }  // namespace retra

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <mutex>
 #include <set>
@@ -399,7 +400,8 @@ bool Module::segment_less(const std::string& a, const std::string& b) {
 // ---- statistics ------------------------------------------------------------------------------
 
 Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint8_t> values,
-                                 std::span<const format::FarValue> far, int threads) {
+                                 std::span<const format::FarValue> far, int threads,
+                                 std::span<const std::uint64_t> holes) {
   Stats st;
   st.dtm = g.is_dtm(s);
   const std::uint64_t half = g.table(s).indexer->size();
@@ -422,6 +424,24 @@ Module::Stats Module::statistics(const Game& g, int s, std::span<const std::uint
       for (std::uint64_t k = 0; k < chunks; ++k) {
         const std::uint64_t first = side * half + k * chunk;
         const std::uint64_t end = std::min(side * half + half, first + chunk);
+        if (!holes.empty()) {
+          // Holes hold 0 (a draw's byte): count every byte, then take the holes back from the
+          // draws. The first index of byte 0 may then be a hole's; it is never used (a draw
+          // is no longest line).
+          for (std::uint64_t i = first; i < end; ++i) {
+            const std::uint8_t b = values[i];
+            ++a.count[b];
+            a.first[b] = std::min(a.first[b], i);
+          }
+          for (std::uint64_t i = first; i < end;) {
+            const std::uint64_t w = holes[i >> 6] >> (i & 63);
+            const std::uint64_t n = std::min<std::uint64_t>(64 - (i & 63), end - i);
+            a.count[0] -= static_cast<std::uint64_t>(
+                std::popcount(n == 64 ? w : w & ((std::uint64_t{1} << n) - 1)));
+            i += n;
+          }
+          continue;
+        }
         Position p = g.unrank(s, first);
         for (std::uint64_t i = first; i < end; ++i) {
           if (i > first) g.next(s, p);

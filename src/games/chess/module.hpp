@@ -65,8 +65,15 @@ struct Module {
     std::uint64_t index_size = 0;
     std::array<Side, 2> side;
   };
+  // holes: the index's holes as the kernel marked them (descriptor.hpp, optional member); empty:
+  // found by stepping through the positions.
   static Stats statistics(const Game& g, int s, std::span<const std::uint8_t> values,
-                          std::span<const format::FarValue> far, int threads);
+                          std::span<const format::FarValue> far, int threads,
+                          std::span<const std::uint64_t> holes);
+  static Stats statistics(const Game& g, int s, std::span<const std::uint8_t> values,
+                          std::span<const format::FarValue> far, int threads) {
+    return statistics(g, s, values, far, threads, {});
+  }
   static nlohmann::json stats_json(const Stats& s);
   static Result<Stats> stats_from_json(const nlohmann::json& j);
   static std::optional<std::string> stats_mismatch(const Stats& on_disk, const Stats& recorded);
