@@ -68,9 +68,7 @@ Status check_request(const BuildRequest& r, bool score, bool dtc) {
 std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes, int threads) {
   const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
   const std::uint64_t frontier = k == Kernel::backward ? entries / 10 * 8 * 3 : 0;
-  // The backward kernel's bitmap of holes (KernelOptions::holes), which the writer keeps.
-  const std::uint64_t holes = k == Kernel::backward ? entries / 8 : 0;
-  return entries * (1 + state_bytes) + frontier + holes + writer;
+  return entries * (1 + state_bytes) + frontier + writer;
 }
 
 std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads,

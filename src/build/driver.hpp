@@ -552,10 +552,17 @@ class Driver {
         G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion,
         cluster ? fmt::format(" rank {} of {}", cluster->rank(), cluster->size()) : "");
     // The kernel marks the holes while it counts moves when they are all the game's rules
-    // answer and its arrays are in memory here (entries / 8 bytes; kernel_bytes counts them).
+    // answer and its arrays are in memory here. The bitmap (entries / 8 bytes) saves time, not
+    // memory, so the plan does not count it: it is made only where the plan leaves room for it
+    // (this segment's share of the headroom, as for the forward kernel's graph), and a segment
+    // that would not fit without it never goes out of core for it.
+    const std::uint64_t hole_bytes = (g.segment_size(Seg(s)) + 63) / 64 * 8;
+    const std::uint64_t room = spare_bytes_ /
+                               static_cast<std::uint64_t>(std::max({1, req_.threads, req_.jobs})) *
+                               static_cast<std::uint64_t>(threads);
     if constexpr (HasValidity<G> && !HasTerminalValue<G>)
-      if (!ooc && !req_.cluster) {
-        kr.holes.assign((g.segment_size(Seg(s)) + 63) / 64, 0);
+      if (!ooc && !req_.cluster && hole_bytes <= room) {
+        kr.holes.assign(hole_bytes / 8, 0);
         ko.holes = kr.holes.data();
       }
     std::optional<FileCheckpoints> ck;
