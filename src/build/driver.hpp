@@ -495,6 +495,14 @@ class Driver {
     for (bool dtc : {false, true}) std::filesystem::remove(checkpoint_path(s, dtc), ec);
   }
 
+  // The memory the plan leaves unused that a segment built on `threads` threads may take for
+  // what only saves time (the forward kernel's graph, the backward kernel's holes): segments
+  // built side by side share it by the threads they were lent.
+  std::uint64_t headroom_share(int threads) const {
+    return spare_bytes_ / static_cast<std::uint64_t>(std::max({1, req_.threads, req_.jobs})) *
+           static_cast<std::uint64_t>(threads);
+  }
+
   // The kernel of a segment of kind KS: the forward one where asked for score games, else the
   // backward one (with the distance-to-conversion fallback of the games that allow it).
   template <ValueKind KS>
@@ -519,10 +527,7 @@ class Driver {
         if (!exits) return std::move(exits).error();
         const std::span<std::int8_t> v(reinterpret_cast<std::int8_t*>(values.data()),
                                        values.size());
-        // Segments built side by side share the headroom by the threads they were lent.
-        ko.graph_bytes = spare_bytes_ /
-                         static_cast<std::uint64_t>(std::max({1, req_.threads, req_.jobs})) *
-                         static_cast<std::uint64_t>(threads);
+        ko.graph_bytes = headroom_share(threads);
         const auto st = kernels::forward_iteration(g, Seg(s), v, exits->span(), lookup, ko);
         RETRA_TRY(lookup.take_error());
         kr.iterations = st.iterations;
@@ -556,13 +561,10 @@ class Driver {
     // memory, so the plan does not count it: it is made only where the plan leaves room for it
     // (this segment's share of the headroom, as for the forward kernel's graph), and a segment
     // that would not fit without it never goes out of core for it.
-    const std::uint64_t hole_bytes = (g.segment_size(Seg(s)) + 63) / 64 * 8;
-    const std::uint64_t room = spare_bytes_ /
-                               static_cast<std::uint64_t>(std::max({1, req_.threads, req_.jobs})) *
-                               static_cast<std::uint64_t>(threads);
+    const std::uint64_t hole_words = (g.segment_size(Seg(s)) + 63) / 64;
     if constexpr (HasValidity<G> && !HasTerminalValue<G>)
-      if (!ooc && !req_.cluster && hole_bytes <= room) {
-        kr.holes.assign(hole_bytes / 8, 0);
+      if (!ooc && !req_.cluster && hole_words * 8 <= headroom_share(threads)) {
+        kr.holes.assign(hole_words, 0);
         ko.holes = kr.holes.data();
       }
     std::optional<FileCheckpoints> ck;

@@ -38,8 +38,8 @@ class FinishedStore {
     auto arr = Values::allocate(size);
     if (!arr) return std::move(arr).error();
     // Kernels read these values only through legal moves, never at a hole of the index: the
-    // holes may keep their filler, which saves a pass of the game's rules over every entry
-    // (KRPvKR's promotions read four 209 M-entry tables).
+    // holes may keep their filler, which saves a pass of the game's rules over every entry of
+    // every table a segment's conversions read.
     RETRA_TRY((*reader)->read_all(arr->span(), threads_, format::Exact::reached_by_moves));
     (*reader)->drop_resident_pages();  // decoded now: the compressed pages need not stay
     auto p = std::make_shared<Values>(std::move(*arr));

@@ -861,8 +861,8 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads, Exact e
     return Error(Errc::internal, "read_all: output buffer has the wrong size");
   threads = std::max(1, threads);
   // The rules' values go back unless the caller reads only positions moves reach and the rules
-  // answer only holes: then the pass over every position (chess: an index step and a check
-  // test per entry, as long as decoding the segment) is skipped.
+  // answer only holes: then the pass over every position (a position step per entry, which can
+  // take as long as decoding the segment) is skipped.
   // (Without rules, read_stored_block refuses the file.)
   const bool restore =
       rules_filled_ && !(exact == Exact::reached_by_moves && rules_ && rules_->holes_only());

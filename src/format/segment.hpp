@@ -131,7 +131,7 @@ class EntryRules {
   static constexpr std::int16_t kStored = -1;
   virtual void rule_values(std::uint64_t first, std::span<std::int16_t> out) const = 0;
   // Whether every entry the rules answer is a hole: a position no legal move leads to (a game
-  // with validity and without terminal values, chess). A reader that only follows moves never
+  // with validity and without terminal values). A reader that only follows moves never
   // reads one, so it may leave their filler in place (Exact::reached_by_moves) and skip the
   // rules, which cost a position step per entry.
   virtual bool holes_only() const { return false; }
