@@ -244,6 +244,32 @@ TEST(DatabaseDir, ExistingSegmentsAreSkippedUnlessForced) {
   for (int n = 0; n <= 6; ++n) EXPECT_TRUE((*db)->has_segment(std::to_string(n)));
 }
 
+// A request that leaves the zstd level and block size 0 gets its game's defaults (chess: -9 with
+// 256 Ki-entry blocks; the others: -3 with 64 Ki), in the file and in the manifest; given values
+// win.
+TEST(DatabaseDir, BuildsWriteWithTheirGamesCompressionDefaults) {
+  auto written = [](const std::filesystem::path& dir, const std::string& segment) {
+    auto db = Database::open(dir).value();
+    const auto* rec = db->manifest().find(segment);
+    EXPECT_NE(rec, nullptr) << segment;
+    const auto seg = db->segment(segment).value();
+    EXPECT_EQ(rec->build.value("block_entries", 0u), seg->info().block_entries) << segment;
+    return std::pair{rec->build.value("zstd_level", 0), seg->info().block_entries};
+  };
+  EXPECT_EQ(find_module("chess")->write_defaults().zstd_level, 9);
+  EXPECT_EQ(find_module("awari")->write_defaults().zstd_level, format::kDefaultZstdLevel);
+  test::TempDir chess, awari, given;
+  ASSERT_TRUE(build(test::build_request("chess", {"KRvK"}, chess.path())));
+  EXPECT_EQ(written(chess.path(), "KRvK"), (std::pair{9, 1u << 18}));
+  ASSERT_TRUE(build(test::build_request("awari", {"4"}, awari.path())));
+  EXPECT_EQ(written(awari.path(), "4"), (std::pair{3, format::kDefaultBlockEntries}));
+  auto req = test::build_request("chess", {"KRvK"}, given.path());
+  req.zstd_level = 5;
+  req.block_entries = 4096;
+  ASSERT_TRUE(build(req));
+  EXPECT_EQ(written(given.path(), "KRvK"), (std::pair{5, 4096u}));
+}
+
 // A reader of a directory that another process writes (the ranks beside rank 0 of a cluster
 // build) sees new segments after reload_manifest(), and a rebuilt segment through a new reader.
 TEST(DatabaseDir, ReloadSeesWhatAnotherWriterCommitted) {

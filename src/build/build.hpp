@@ -41,8 +41,10 @@ struct BuildRequest {
   bool force = false;  // rebuild the named segments if they exist (the others only if missing)
   Kernel kernel = Kernel::backward;
   Metric metric = Metric::automatic;
-  int zstd_level = 3;
-  std::uint32_t block_entries = format::kDefaultBlockEntries;
+  // 0: the game's default (GameModule::write_defaults; zstd -3 and 64 Ki entries unless the
+  // game chooses others).
+  int zstd_level = 0;
+  std::uint32_t block_entries = 0;
   // Block codec (docs/FORMAT.md): auto keeps the smaller of zstd and order-1 rANS per segment.
   format::CodecChoice codec = format::CodecChoice::automatic;
   // Store the entries the game's rules answer as filler (src/format/segment.hpp, EntryRules).

@@ -22,8 +22,8 @@ struct BuildArgs {
   std::string kernel = "backward";
   std::string metric = "dtm";
   int jobs = 0;
-  int zstd_level = 3;
-  std::uint32_t block_size = format::kDefaultBlockEntries;
+  int zstd_level = 0;           // 0: the game's default (GameModule::write_defaults)
+  std::uint32_t block_size = 0;  // likewise
   std::string codec = "auto";
   bool no_fill = false;
   std::string entry_order = "auto";
@@ -225,9 +225,15 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
     sub->add_option("--metric", a->metric,
                     "dtm (default; dtc only where a distance exceeds 254 plies) or dtc "
                     "(distance to conversion everywhere)");
-  sub->add_option("--zstd-level", a->zstd_level, "zstd compression level of the segments")
+  const format::WriteDefaults defaults = game.write_defaults();
+  sub->add_option("--zstd-level", a->zstd_level,
+                  fmt::format("zstd compression level of the segments (default {})",
+                              defaults.zstd_level))
       ->check(CLI::Range(1, 19));
-  sub->add_option("--block-size", a->block_size, "Entries per compressed block")
+  sub->add_option("--block-size", a->block_size,
+                  fmt::format("Entries per compressed block (default {}; larger: smaller files, "
+                              "slower cold probes)",
+                              defaults.block_entries))
       ->check(CLI::Range(256, 1 << 26));
   sub->add_option("--codec", a->codec,
                   "Block codec: auto (default: the smaller of zstd and rans-o1 per segment), "

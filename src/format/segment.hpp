@@ -35,6 +35,15 @@ inline constexpr char kSegmentMagic[8] = {'R', 'E', 'T', 'R', 'A', 'S', 'E', 'G'
 // 1 to 3 are still read.
 inline constexpr std::uint32_t kSegmentVersion = 4;
 inline constexpr std::uint32_t kDefaultBlockEntries = 1u << 16;
+inline constexpr int kDefaultZstdLevel = 3;
+
+// The compression a build writes with unless told otherwise. A game may choose its own
+// (descriptor member kWriteDefaults, src/module/descriptor.hpp): the best trade between bytes,
+// write time and cold-probe time depends on how far its values' patterns reach.
+struct WriteDefaults {
+  int zstd_level = kDefaultZstdLevel;
+  std::uint32_t block_entries = kDefaultBlockEntries;
+};
 
 // What a segment holds; every string field must fit its header slot (checked by the writer).
 struct SegmentInfo {

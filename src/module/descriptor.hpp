@@ -38,6 +38,8 @@
 //                              asked limit.
 //
 // OPTIONAL
+//   kWriteDefaults             format::WriteDefaults: the zstd level and entries per block a build
+//                              writes with when not told (default: zstd -3, 64 Ki entries).
 //   statistics(g, s, values, far, threads, holes)
 //                              the same statistics given the holes of the index as the backward
 //                              kernel marked them (one bit per entry; empty: not known), so that

@@ -85,6 +85,8 @@ class GameModule {
   virtual std::span<const OptionSpec> target_options() const = 0;
   // The segments the options name (checked: every name is one of the game's segments).
   virtual Result<std::vector<std::string>> targets(const OptionValues& values) const = 0;
+  // The zstd level and block size a build writes with where the request leaves them 0.
+  virtual format::WriteDefaults write_defaults() const = 0;
   // Builds request.targets and every segment they need (the generic build driver).
   virtual Result<std::vector<SegmentReport>> build(const BuildRequest& request) const = 0;
   virtual std::string report_header() const = 0;

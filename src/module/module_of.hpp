@@ -42,8 +42,18 @@ class ModuleOf final : public GameModule {
   Result<std::vector<std::string>> targets(const OptionValues& values) const override {
     return D::targets(values);
   }
+  format::WriteDefaults write_defaults() const override {
+    if constexpr (requires { D::kWriteDefaults; })
+      return D::kWriteDefaults;
+    else
+      return {};
+  }
   Result<std::vector<SegmentReport>> build(const BuildRequest& request) const override {
-    return builder::run<D>(request);
+    BuildRequest r = request;
+    const format::WriteDefaults d = write_defaults();
+    if (r.zstd_level == 0) r.zstd_level = d.zstd_level;
+    if (r.block_entries == 0) r.block_entries = d.block_entries;
+    return builder::run<D>(r);
   }
   std::string report_header() const override { return D::report_header(); }
   std::string report_row(const SegmentReport& r) const override { return D::report_row(r); }
