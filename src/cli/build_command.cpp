@@ -22,7 +22,7 @@ struct BuildArgs {
   std::string kernel = "backward";
   std::string metric = "dtm";
   int jobs = 0;
-  int zstd_level = 0;           // 0: the game's default (GameModule::write_defaults)
+  int zstd_level = 0;            // 0: the game's default (GameModule::write_defaults)
   std::uint32_t block_size = 0;  // likewise
   std::string codec = "auto";
   bool no_fill = false;
@@ -226,9 +226,9 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                     "dtm (default; dtc only where a distance exceeds 254 plies) or dtc "
                     "(distance to conversion everywhere)");
   const format::WriteDefaults defaults = game.write_defaults();
-  sub->add_option("--zstd-level", a->zstd_level,
-                  fmt::format("zstd compression level of the segments (default {})",
-                              defaults.zstd_level))
+  sub->add_option(
+         "--zstd-level", a->zstd_level,
+         fmt::format("zstd compression level of the segments (default {})", defaults.zstd_level))
       ->check(CLI::Range(1, 19));
   sub->add_option("--block-size", a->block_size,
                   fmt::format("Entries per compressed block (default {}; larger: smaller files, "
