@@ -4,7 +4,8 @@
 // The databases are built once at start in a temporary directory: Awari 0..16 stones
 // (2.6 M positions in the 16-stone segment), xiangqi KCPKGM (11.6 M entries; large enough that
 // both encodings store it in another entry order, docs/FORMAT.md) with its supporting endgames,
-// chess KQvKR and KRvKP (WDL, DTZ and DTM) with the 3-piece tables they convert into. Reported:
+// chess KQvKR and KRvKP (WDL, DTZ and DTM) with the 3-piece tables they convert into (and a copy
+// in zstd -3 with 64 Ki-entry blocks, to show what chess's larger default blocks cost). Reported:
 // items_per_second = probes per second of one benchmark thread.
 #include <benchmark/benchmark.h>
 
@@ -67,6 +68,14 @@ struct Databases {
       ro.threads = a.threads;
       if (!recompress(dir / (std::string(g) + "-z"), ro)) std::abort();
     }
+    // The chess tables in the encoding builds used before chess chose its own (zstd -3, 64 Ki
+    // entries): what the larger default blocks cost a cold probe.
+    std::filesystem::copy(dir / "chess", dir / "chess-64k");
+    RecompressOptions small;
+    small.threads = a.threads;
+    small.zstd_level = format::kDefaultZstdLevel;
+    small.block_entries = format::kDefaultBlockEntries;
+    if (!recompress(dir / "chess-64k", small)) std::abort();
     std::mt19937_64 rng(11);
     while (chess.size() < (1u << 16)) {
       using namespace chess;
@@ -197,9 +206,10 @@ BENCHMARK(BM_XiangqiProbeBoard)->Apply(warm_cold_archival);
 
 // Chess by bitboards, as engines probe at their leaves: WDL only (Fathom's tb_probe_wdl: the
 // bar is 1.5 M probes per second per thread, warm), and WDL + DTZ + DTM.
+// range(0): warm (1) or cold (0); range(1): the build's encoding (0) or -3 with 64 Ki blocks (1).
 void BM_ChessProbeWdl(benchmark::State& st) {
   const std::size_t cache = st.range(0) ? kWarm : kCold;
-  auto& p = prober("chess", cache);
+  auto& p = prober(st.range(1) ? "chess-64k" : "chess", cache);
   const auto& pos = dbs().chess;
   if (st.range(0) && st.thread_index() == 0)
     for (const auto& x : pos) benchmark::DoNotOptimize(p.chess(x));  // warm every block
@@ -209,9 +219,14 @@ void BM_ChessProbeWdl(benchmark::State& st) {
     benchmark::DoNotOptimize(v.value);
   }
   st.SetItemsProcessed(st.iterations());
-  st.SetLabel(st.range(0) ? "warm" : "cold");
+  st.SetLabel(std::string(st.range(0) ? "warm" : "cold") + (st.range(1) ? " -3 64 Ki" : ""));
 }
-BENCHMARK(BM_ChessProbeWdl)->Arg(1)->Arg(0)->ThreadRange(1, 16)->UseRealTime();
+BENCHMARK(BM_ChessProbeWdl)
+    ->Args({1, 0})
+    ->Args({0, 0})
+    ->Args({0, 1})
+    ->ThreadRange(1, 16)
+    ->UseRealTime();
 
 void BM_ChessProbeAll(benchmark::State& st) {
   auto& p = prober("chess", kWarm);
