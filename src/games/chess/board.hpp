@@ -242,7 +242,7 @@ inline Bitboard squares_where(const std::array<std::uint8_t, kSquares>& a, Test&
     std::memcpy(&x, bytes, 32);
     bits = static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
 #else
-    for (int i = 0; i < 32; ++i) bits |= std::uint32_t{bytes[i] >> 7} << i;
+    for (int i = 0; i < 32; ++i) bits |= static_cast<std::uint32_t>(bytes[i] >> 7) << i;
 #endif
     m |= Bitboard{bits} << (32 * half);
   }
