@@ -165,10 +165,10 @@ Result<OrderChoice> parse_order_choice(std::string_view text);
 
 struct WriteOptions {
   // The common settings positionally ({level, threads, codec, rules}); the entry order by name.
-  WriteOptions(int level = 3, int thread_count = 1, CodecChoice c = CodecChoice::automatic,
-               const EntryRules* r = nullptr)
+  WriteOptions(int level = kDefaultZstdLevel, int thread_count = 1,
+               CodecChoice c = CodecChoice::automatic, const EntryRules* r = nullptr)
       : zstd_level(level), threads(thread_count), codec(c), rules(r) {}
-  int zstd_level = 3;
+  int zstd_level = kDefaultZstdLevel;
   int threads = 1;
   CodecChoice codec = CodecChoice::automatic;
   const EntryRules* rules = nullptr;  // fill the entries the rules answer (see EntryRules)
