@@ -3,6 +3,7 @@
 // index, whole, with the rules' entries restored) and refuses a damaged order section.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -63,6 +64,21 @@ TEST(EntryOrder, PositionsAreABijectionAndTheWalksAgree) {
         by_index.step();
         by_position.step();
       }
+      // A run at a time (gather_block): run() entries at stride() apart, then skip() past them,
+      // also stopping short of a run's end.
+      EntryOrder::Walk runs(o, start, false);
+      for (std::uint64_t k = start; k < n;) {
+        const std::uint64_t len = std::min(runs.run(), n - k);
+        ASSERT_GE(len, 1u);
+        const std::uint64_t part = len > 1 && k % 2 ? len - 1 : len;
+        for (std::uint64_t r = 0; r < part; ++r)
+          ASSERT_EQ(runs.other() + r * runs.stride(), o.index(k + r));
+        k += part;
+        runs.skip(part);
+        if (k < n) {
+          ASSERT_EQ(runs.other(), o.index(k));
+        }
+      }
     }
     ++orders;
   } while (std::next_permutation(perm.begin(), perm.end()));
@@ -79,6 +95,9 @@ TEST(EntryOrder, PositionsAreABijectionAndTheWalksAgree) {
   // No digits at all: index order, also for the walks.
   EntryOrder::Walk plain(EntryOrder(), 41, true);
   for (std::uint64_t k = 41; k < 50; ++k, plain.step()) EXPECT_EQ(plain.other(), k);
+  plain.skip(5);
+  EXPECT_EQ(plain.other(), 55u);
+  EXPECT_EQ(plain.stride(), 1u);
   EXPECT_EQ(EntryOrder().position(77), 77u);
   // Digits of radix 1 do not move anything.
   EXPECT_TRUE(order({1, 6, 1, 5}, {2, 1, 0, 3}).identity());

@@ -87,6 +87,28 @@ class EntryOrder {
       }
     }
 
+    // Steps left before the fastest walked digit wraps (at least 1), and what each of them adds
+    // to other(): loops that copy a run at a time need no step() per entry (gather_block).
+    std::uint64_t run() const noexcept {
+      if (order_.empty()) return UINT64_MAX;
+      const std::size_t j = order_.back();
+      return radix_[j] - digit_[j];
+    }
+    std::uint64_t stride() const noexcept {
+      return order_.empty() ? 1 : other_place_[order_.back()];
+    }
+    // n steps at once, 1 <= n <= run().
+    void skip(std::uint64_t n) noexcept {
+      if (order_.empty()) {
+        other_ += n;
+        return;
+      }
+      const std::size_t j = order_.back();
+      other_ += (n - 1) * other_place_[j];
+      digit_[j] += n - 1;
+      step();
+    }
+
    private:
     std::vector<std::uint8_t> order_;  // digits from the most to the least significant walked
     std::vector<std::uint64_t> radix_, other_place_, digit_;
