@@ -2,7 +2,7 @@
 // legal move generation with every rule the endgame tables need (FIDE rules; spec chess.md):
 // promotions to Q, R, B and N, en passant, check, mate and stalemate. No castling: a position
 // with a castling right is outside every table.
-// Thread safety: pure functions over value types; the tables are constexpr.
+// Thread safety: pure functions over value types; the tables are constant (built at compile time).
 #pragma once
 
 #include <array>
