@@ -218,6 +218,21 @@ Status mark_rule_entries(std::span<const std::uint8_t> data, const EntryRules& r
   return {};
 }
 
+// Copies the len entries a walk visits from `from` (at the walk's other()) to `to`, in walk
+// order, a run of its fastest digit at a time: that run's entries lie a constant stride apart,
+// often thousands of bytes, and a strided loop read them faster than a step() per entry with its
+// branch on the digit's wrap (docs/CHESS.md, "Sixth session").
+void copy_walked(EntryOrder::Walk& w, const std::uint8_t* from, std::uint8_t* to,
+                 std::uint64_t len) {
+  for (std::uint64_t i = 0; i < len;) {
+    const std::uint64_t n = std::min(w.run(), len - i), s = w.stride();
+    const std::uint8_t* const src = from + w.other();
+    for (std::uint64_t k = 0; k < n; ++k) to[i + k] = src[k * s];
+    i += n;
+    w.skip(n);
+  }
+}
+
 // Stored block [first, first + len) of `order`: the entries at those positions, with the ones
 // marked in rule_bits filled (fill_rule_entries). Returns the number of rule entries.
 std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder& order,
@@ -225,27 +240,16 @@ std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder&
                            std::uint64_t len, std::vector<std::uint8_t>& out) {
   out.resize(len);
   EntryOrder::Walk w(order, first, /*by_index=*/false);
-  // A run of the stored order's fastest digit at a time: its entries lie a constant stride
-  // apart in the index, often thousands of bytes, so every read misses the cache; a plain
-  // strided loop keeps many of those misses in flight (and the prefetchers see the stride),
-  // where a step() per entry, with its branch on the digit's wrap, kept few.
-  std::uint8_t* const o = out.data();
   if (rule_bits.empty()) {
-    for (std::uint64_t i = 0; i < len;) {
-      const std::uint64_t n = std::min(w.run(), len - i), s = w.stride();
-      const std::uint8_t* const src = data.data() + w.other();
-      for (std::uint64_t k = 0; k < n; ++k) o[i + k] = src[k * s];
-      i += n;
-      w.skip(n);
-    }
+    copy_walked(w, data.data(), out.data(), len);
     return 0;
   }
   thread_local std::vector<std::uint8_t> is_rule;
   is_rule.resize(len);
-  for (std::uint64_t i = 0; i < len;) {
+  for (std::uint64_t i = 0; i < len;) {  // as copy_walked, marking the rule entries too
     const std::uint64_t n = std::min(w.run(), len - i), s = w.stride();
     for (std::uint64_t k = 0, x = w.other(); k < n; ++k, x += s) {
-      o[i + k] = data[x];
+      out[i + k] = data[x];
       is_rule[i + k] = static_cast<std::uint8_t>((rule_bits[x >> 6] >> (x & 63)) & 1);
     }
     i += n;
@@ -922,13 +926,7 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads, Exact e
   for (std::uint64_t c = 0; c < chunks; ++c) {
     const std::uint64_t first = c * kChunk, len = std::min(kChunk, n - first);
     EntryOrder::Walk w(order_, first, /*by_index=*/true);
-    for (std::uint64_t i = 0; i < len;) {  // a run of the index's fastest digit at a time
-      const std::uint64_t m = std::min(w.run(), len - i), s = w.stride();
-      const std::uint8_t* const src = stored.data() + w.other();
-      for (std::uint64_t k = 0; k < m; ++k) out[first + i + k] = src[k * s];
-      i += m;
-      w.skip(m);
-    }
+    copy_walked(w, stored.data(), out.data() + first, len);
     if (restore) restore_rule_entries(first, out.subspan(first, len));
   }
   return {};
