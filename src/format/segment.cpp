@@ -221,7 +221,7 @@ Status mark_rule_entries(std::span<const std::uint8_t> data, const EntryRules& r
 // Copies the len entries a walk visits from `from` (at the walk's other()) to `to`, in walk
 // order, a run of its fastest digit at a time: that run's entries lie a constant stride apart,
 // often thousands of bytes, and a strided loop read them faster than a step() per entry with its
-// branch on the digit's wrap (docs/CHESS.md, "Sixth session").
+// branch on the digit's wrap (docs/PERFORMANCE.md, "Segment encodings").
 void copy_walked(EntryOrder::Walk& w, const std::uint8_t* from, std::uint8_t* to,
                  std::uint64_t len) {
   for (std::uint64_t i = 0; i < len;) {
