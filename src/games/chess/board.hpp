@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "retra/error.hpp"
 
@@ -225,15 +226,20 @@ inline bool attacks_square_branchless(PieceType t, Color c, int s, int target, B
 
 namespace detail {
 // The squares whose byte satisfies a test, 32 at a time (the boards' occupancy, computed from the
-// piece array when asked for, so that boards stay plain arrays anyone can fill).
+// piece array when asked for, so that boards stay plain arrays anyone can fill). The test writes
+// its lanes through a reference: a 32-byte vector passed or returned by value would change the
+// calling convention with AVX and without it, which GCC rejects (-Wpsabi) in a build whose
+// -march lacks AVX.
 template <class Test>
 inline Bitboard squares_where(const std::array<std::uint8_t, kSquares>& a, Test&& test) {
   using V32 = std::uint8_t __attribute__((vector_size(32)));
+  using Lanes = decltype(std::declval<V32>() != std::declval<V32>());  // signed lanes
   Bitboard m = 0;
   for (int half = 0; half < 2; ++half) {
     V32 v;
     std::memcpy(&v, a.data() + 32 * half, 32);
-    const auto hit = test(v);  // lanes of 0 or -1
+    Lanes hit;
+    test(v, hit);  // lanes of 0 or -1
     std::uint8_t bytes[32];
     std::memcpy(bytes, &hit, 32);
     std::uint32_t bits = 0;
@@ -258,16 +264,17 @@ struct Board {
   int halfmove = 0, fullmove = 1;
 
   Bitboard occupied() const {
-    return detail::squares_where(piece, [](auto v) { return v != 0; });
+    return detail::squares_where(piece, [](const auto& v, auto& hit) { hit = v != 0; });
   }
   // Colour c's pieces: codes 1..6 (white) or 9..14 (black).
   Bitboard by(Color c) const {
     const std::uint8_t want = c == black ? 8 : 0;
-    return detail::squares_where(piece, [&](auto v) { return (v != 0) & ((v & 8) == want); });
+    return detail::squares_where(
+        piece, [&](const auto& v, auto& hit) { hit = (v != 0) & ((v & 8) == want); });
   }
   Bitboard by(Color c, PieceType t) const {
     const std::uint8_t want = code(t, c);
-    return detail::squares_where(piece, [&](auto v) { return v == want; });
+    return detail::squares_where(piece, [&](const auto& v, auto& hit) { hit = v == want; });
   }
   int king_square(Color c) const {  // -1 if none
     const Bitboard k = by(c, king);
