@@ -531,14 +531,18 @@ class Run {
   // and folds the values in afterwards. When the finished segments are read block-wise from disk
   // (the value source says so: block_wise()), a lookup that misses the block cache decodes a
   // whole block; there a task is 16 chunks, its batch the whole task, and its lookups are sorted
-  // by segment and index, so that each block the task needs is decoded once (a fold is a max, min
-  // or or: its order does not matter).
+  // by segment and by the block that holds them (the value source's block_of: a file may store
+  // its entries in another order than the index, so consecutive indices can lie in blocks far
+  // apart), so that each block the task needs is decoded once (a fold is a max, min or or: its
+  // order does not matter).
   static constexpr std::uint64_t kInitBatch = 32;
   static constexpr std::uint64_t kSortedBatchMax = std::uint64_t{1} << 20;
   static constexpr std::uint64_t kInitBytes = 128;  // an Acc and a few Convs
   static constexpr int kHole = INT_MIN + 1;         // an index that is not a position
+  // 24 bytes when Seg is an int: block fills what would be padding.
   struct Conv {
     Seg segment;
+    std::uint32_t block;  // sorted batches: the block of the segment's file that holds index
     std::uint64_t index;
     int gain;
     std::uint32_t owner;  // position within the batch
@@ -570,7 +574,7 @@ class Run {
     auto conversion = [&](const Child<Seg>& m) {
       if constexpr (requires { lower_.prefetch(m.segment, m.index); })
         if (opt_.tuning.prefetch) lower_.prefetch(m.segment, m.index);
-      conv.push_back({m.segment, m.index, m.gain, k});
+      conv.push_back({m.segment, 0, m.index, m.gain, k});
     };
     int legal;
     if constexpr (HasConversions<G>) {
@@ -641,11 +645,16 @@ class Run {
             generate(p, static_cast<std::uint32_t>(k), acc[k], conv);
             if (first + k + 1 < end) g_.next(seg_, p);
           }
-          if (sorted)
+          if (sorted) {
+            if constexpr (requires { lower_.block_of(Seg{}, std::uint64_t{}); })
+              for (Conv& m : conv) m.block = lower_.block_of(m.segment, m.index);
             std::sort(conv.begin(), conv.end(), [](const Conv& a, const Conv& b) {
               const int sa = static_cast<int>(a.segment), sb = static_cast<int>(b.segment);
-              return sa != sb ? sa < sb : a.index < b.index;
+              return sa != sb             ? sa < sb
+                     : a.block != b.block ? a.block < b.block
+                                          : a.index < b.index;
             });
+          }
           for (const Conv& m : conv)
             R::fold(acc[m.owner].exits, m.gain, static_cast<int>(lower_(m.segment, m.index)),
                     opt_.dtc);

@@ -165,8 +165,8 @@ TEST(MemoryPlan, BlockWiseCaptureTargetsGiveTheSameDatabase) {
   EXPECT_EQ(runs[0], runs[1]);
 }
 
-// Xiangqi and chess (whose capture lookups the kernel sorts by segment and index when they are
-// read block-wise) give the same files, byte for byte, with their targets in memory or on disk.
+// Xiangqi and chess (whose capture lookups the kernel sorts by segment and file block when they
+// are read block-wise) give the same files, byte for byte, with their targets in memory or on disk.
 TEST(MemoryPlan, BlockWiseTargetsGiveTheSameFilesForXiangqiAndChess) {
   OptionValues three;
   three["--pieces"] = {"3"};

@@ -327,15 +327,22 @@ TEST(SegmentRules, ReadsForMovesMayLeaveHolesFilled) {
     ASSERT_TRUE((*r)->read_all(all, 2));
     EXPECT_EQ(all, data);
     ASSERT_TRUE((*r)->read_all(moves, 2, Exact::reached_by_moves));
-    std::size_t filler = 0;
+    std::size_t filler = 0, single_filler = 0;
     for (std::size_t i = 0; i < data.size(); ++i) {
+      // One entry at a time (the build's block-wise lookups) as read_all reads them all.
+      auto exact = (*r)->byte_at(i), as_moved = (*r)->byte_at(i, Exact::reached_by_moves);
+      ASSERT_TRUE(exact && as_moved);
+      ASSERT_EQ(*exact, data[i]) << i;
+      ASSERT_EQ(*as_moved, moves[i]) << i;
       if (i % 3) {
         ASSERT_EQ(moves[i], data[i]) << i;
       } else {
         filler += moves[i] != 0;
+        single_filler += *as_moved != 0;
       }
     }
     EXPECT_GT(filler, 0u);  // the holes really were left as stored
+    EXPECT_EQ(single_filler, filler);
   }
   const auto thirds = with_rules(100'000);
   auto rules = std::make_shared<ThirdsRules>();
@@ -346,6 +353,8 @@ TEST(SegmentRules, ReadsForMovesMayLeaveHolesFilled) {
   std::vector<std::uint8_t> moves(thirds.size());
   ASSERT_TRUE((*r)->read_all(moves, 2, Exact::reached_by_moves));
   EXPECT_EQ(moves, thirds);
+  for (std::size_t i = 0; i < thirds.size(); i += 7)
+    ASSERT_EQ(*(*r)->byte_at(i, Exact::reached_by_moves), thirds[i]) << i;
 }
 
 TEST(SegmentRules, AValueTheRulesContradictIsNotFilled) {

@@ -102,7 +102,8 @@ class Lookup {
       }
     }
     if (const std::uint8_t* d = mem_[static_cast<std::size_t>(s)]) return decode_value<K>(d[index]);
-    auto v = readers_[static_cast<std::size_t>(s)]->byte_at(index);
+    // Kernels follow legal moves only (Exact::reached_by_moves, as FinishedStore::load reads).
+    auto v = readers_[static_cast<std::size_t>(s)]->byte_at(index, format::Exact::reached_by_moves);
     if (v) return decode_value<K>(*v);
     std::lock_guard lock(error_mu_);
     if (!error_) error_ = v.error();
@@ -117,6 +118,17 @@ class Lookup {
   // lookups so that each block is decoded once per batch).
   bool block_wise() const {
     return std::any_of(readers_.begin(), readers_.end(), [](const auto* r) { return r; });
+  }
+  // The block of s's file that holds index (0 for segments in memory and virtual ones): the
+  // sort key of block-wise lookups. Files store entries in their own order (EntryOrder), so
+  // sorting by index alone would visit a permuted file's blocks back and forth, each visit a
+  // decode once the reader's small cache has let the block go.
+  std::uint32_t block_of(const Seg& s, std::uint64_t index) const {
+    if constexpr (HasVirtualSegments<G>)
+      if (G::virtual_segment(s)) return 0;
+    const format::SegmentReader* r = readers_[static_cast<std::size_t>(s)];
+    if (!r) return 0;
+    return static_cast<std::uint32_t>(r->position(index) / r->info().block_entries);
   }
   // The first failed block read of the kernel's run, if any.
   Status take_error() {

@@ -939,24 +939,26 @@ Result<std::uint32_t> SegmentReader::value_at(std::uint64_t index) const {
   return std::uint32_t{*b};
 }
 
-Result<std::uint8_t> SegmentReader::byte_at(std::uint64_t index) const {
+Result<std::uint8_t> SegmentReader::byte_at(std::uint64_t index, Exact exact) const {
   if (index >= info_.entries)
     return Error(Errc::invalid_argument, fmt::format("index {} outside segment '{}' ({} entries)",
                                                      index, info_.name, info_.entries));
   const std::uint64_t at = order_.position(index);
   const std::uint64_t b = at / info_.block_entries;
   const std::uint64_t off = (at % info_.block_entries) * info_.entry_bytes;
+  const bool as_stored = exact == Exact::reached_by_moves && rules_ && rules_->holes_only();
+  auto value = [&](std::uint8_t stored) { return as_stored ? stored : entry_value(index, stored); };
   Cache& c = cache_[b % kCacheShards];
   {
     std::lock_guard lock(c.mu);
     if (auto it = c.where.find(b); it != c.where.end()) {
       c.lru.splice(c.lru.begin(), c.lru, it->second);
-      return entry_value(index, it->second->second[off]);
+      return value(it->second->second[off]);
     }
   }
   std::vector<std::uint8_t> buf(table_[b].raw_bytes);
   RETRA_TRY(read_stored_block(b, buf));
-  const std::uint8_t v = entry_value(index, buf[off]);
+  const std::uint8_t v = value(buf[off]);
   std::lock_guard lock(c.mu);
   if (c.where.find(b) == c.where.end()) {
     c.lru.emplace_front(b, std::move(buf));

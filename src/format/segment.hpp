@@ -244,8 +244,11 @@ class SegmentReader {
   // Unmaps the file's pages from this process (they stay in the page cache and come back on the
   // next read): after read_all(), so that a decoded segment is not also resident compressed.
   void drop_resident_pages() const noexcept { file_.drop_resident_pages(); }
-  // One single-byte entry, through the block cache of stored blocks (thread-safe).
-  Result<std::uint8_t> byte_at(std::uint64_t index) const;
+  // One single-byte entry, through the block cache of stored blocks (thread-safe). With
+  // Exact::reached_by_moves and rules that answer only holes, the stored byte as it is: a hole
+  // may read as filler, and the entry costs no position step of the rules (a build's
+  // conversions read dependencies this way when they stay on disk).
+  Result<std::uint8_t> byte_at(std::uint64_t index, Exact exact = Exact::every_entry) const;
   // The far values (kFarValues), indices ascending; the far value of one entry, if it has one;
   // and the value of one entry: its far value when it has one, else its byte (thread-safe).
   const std::vector<FarValue>& far() const noexcept { return far_; }
