@@ -646,9 +646,16 @@ class Run {
             if (first + k + 1 < end) g_.next(seg_, p);
           }
           if (sorted) {
-            if constexpr (requires { lower_.block_of(Seg{}, std::uint64_t{}); })
+            // Only the lookups whose order matters (block_of: kAnyOrder for the others) are
+            // sorted, by segment and block; within a block any order decodes it once.
+            auto unordered = conv.end();
+            if constexpr (requires { lower_.block_of(Seg{}, std::uint64_t{}); }) {
               for (Conv& m : conv) m.block = lower_.block_of(m.segment, m.index);
-            std::sort(conv.begin(), conv.end(), [](const Conv& a, const Conv& b) {
+              unordered = std::partition(conv.begin(), conv.end(), [&](const Conv& m) {
+                return m.block != lower_.kAnyOrder;
+              });
+            }
+            std::sort(conv.begin(), unordered, [](const Conv& a, const Conv& b) {
               const int sa = static_cast<int>(a.segment), sb = static_cast<int>(b.segment);
               return sa != sb             ? sa < sb
                      : a.block != b.block ? a.block < b.block

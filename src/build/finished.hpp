@@ -8,6 +8,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -114,20 +116,26 @@ class Lookup {
       if (G::virtual_segment(s)) return;
     if (const std::uint8_t* d = mem_[static_cast<std::size_t>(s)]) __builtin_prefetch(d + index);
   }
-  // Whether some finished segment is read block-wise from disk (the kernel then sorts its
-  // lookups so that each block is decoded once per batch).
+  // Whether some finished segment is read block-wise from disk and has more blocks than its
+  // reader's cache holds (the kernel then sorts its lookups so that each block is decoded once
+  // per batch; a file whose blocks all stay cached needs no order).
   bool block_wise() const {
-    return std::any_of(readers_.begin(), readers_.end(), [](const auto* r) { return r; });
+    return std::any_of(readers_.begin(), readers_.end(), [](const format::SegmentReader* r) {
+      return r && !r->caches_every_block();
+    });
   }
-  // The block of s's file that holds index (0 for segments in memory and virtual ones): the
-  // sort key of block-wise lookups. Files store entries in their own order (EntryOrder), so
-  // sorting by index alone would visit a permuted file's blocks back and forth, each visit a
-  // decode once the reader's small cache has let the block go.
+  // The block of s's file that holds index, the sort key of block-wise lookups; kAnyOrder for
+  // segments in memory, virtual ones and files whose blocks all stay cached, whose lookups
+  // the kernel leaves unsorted. Files store entries in their own order (EntryOrder), so sorting
+  // by index would visit a permuted file's blocks back and forth, each visit a decode once the
+  // reader's cache has let the block go.
+  static constexpr std::uint32_t kAnyOrder = UINT32_MAX;
   std::uint32_t block_of(const Seg& s, std::uint64_t index) const {
     if constexpr (HasVirtualSegments<G>)
-      if (G::virtual_segment(s)) return 0;
+      if (G::virtual_segment(s)) return kAnyOrder;
     const format::SegmentReader* r = readers_[static_cast<std::size_t>(s)];
-    if (!r) return 0;
+    if (!r || r->caches_every_block()) return kAnyOrder;
+    assert(r->info().blocks() < kAnyOrder);
     return static_cast<std::uint32_t>(r->position(index) / r->info().block_entries);
   }
   // The first failed block read of the kernel's run, if any.

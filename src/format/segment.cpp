@@ -805,9 +805,10 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
       std::max<std::uint64_t>(1, h.block_entries / kDefaultBlockEntries);
   cache_blocks = static_cast<std::size_t>(cache_blocks / per_default);
   r->cache_ = std::make_unique<Cache[]>(kCacheShards);
-  for (std::size_t i = 0; i < kCacheShards; ++i)
-    r->cache_[i].capacity =
-        std::max<std::size_t>(1, (cache_blocks + kCacheShards - 1) / kCacheShards);
+  const std::size_t per_shard =
+      std::max<std::size_t>(1, (cache_blocks + kCacheShards - 1) / kCacheShards);
+  for (std::size_t i = 0; i < kCacheShards; ++i) r->cache_[i].capacity = per_shard;
+  r->cached_blocks_ = std::uint64_t{per_shard} * kCacheShards;
   return r;
 }
 

@@ -249,6 +249,9 @@ class SegmentReader {
   // may read as filler, and the entry costs no position step of the rules (a build's
   // conversions read dependencies this way when they stay on disk).
   Result<std::uint8_t> byte_at(std::uint64_t index, Exact exact = Exact::every_entry) const;
+  // Whether byte_at's cache holds every block of the file at once (shard b % kCacheShards holds
+  // block b): then each block is decoded at most once however the entries are read.
+  bool caches_every_block() const noexcept { return cached_blocks_ >= table_.size(); }
   // The far values (kFarValues), indices ascending; the far value of one entry, if it has one;
   // and the value of one entry: its far value when it has one, else its byte (thread-safe).
   const std::vector<FarValue>& far() const noexcept { return far_; }
@@ -285,6 +288,7 @@ class SegmentReader {
   // probing different blocks rarely wait for each other.
   struct Cache;
   std::unique_ptr<Cache[]> cache_;
+  std::uint64_t cached_blocks_ = 0;  // kCacheShards * each shard's capacity
 };
 
 }  // namespace retra::format
