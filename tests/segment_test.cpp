@@ -37,6 +37,20 @@ void flip_byte(const std::filesystem::path& p, std::uint64_t offset) {
   f.write(&c, 1);
 }
 
+// Whether byte_at's cache holds a whole file decides whether the build sorts its block-wise
+// lookups into that file (kernels/backward.hpp).
+TEST(Segment, CacheHoldsEveryBlockOnlyWhenItHasRoomForThem) {
+  test::TempDir dir;
+  const auto data = sample(64 * kDefaultBlockEntries);
+  ASSERT_TRUE(
+      write_segment(dir / "big.rseg", info(data.size(), kDefaultBlockEntries), data, {1, 2}));
+  for (std::size_t cache : {16, 48, 64, 100}) {  // rounded up to whole shards
+    auto r = SegmentReader::open(dir / "big.rseg", cache);
+    ASSERT_TRUE(r);
+    EXPECT_EQ((*r)->caches_every_block(), cache >= 64) << cache;
+  }
+}
+
 TEST(Segment, RoundTripWithPartialLastBlock) {
   test::TempDir dir;
   const auto data = sample(10'000);
@@ -60,6 +74,9 @@ TEST(Segment, RoundTripWithPartialLastBlock) {
     EXPECT_EQ(*b, data[i]);
   }
   EXPECT_FALSE((*r)->byte_at(10'000));
+  // The cache counts default-sized blocks: 64 of them hold these ten small ones, 16 (one per
+  // shard) do not hold 64 default-sized ones.
+  EXPECT_TRUE((*r)->caches_every_block());
   std::vector<std::uint8_t> last((*r)->raw_bytes(9));
   EXPECT_EQ(last.size(), 10'000u - 9 * 1024);
   ASSERT_TRUE((*r)->read_block(9, last));
