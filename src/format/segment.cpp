@@ -283,50 +283,34 @@ std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder&
                            const std::vector<std::uint64_t>& rule_bits, std::uint64_t first,
                            std::uint64_t len, std::vector<std::uint8_t>& out) {
   out.resize(len);
-  if (rule_bits.empty()) {
-    const std::uint8_t* const src = data.data();
-    std::uint8_t* const to = out.data();
-    const bool runs = for_each_index_run(
-        order, first, len,
-        [&](std::uint64_t index, std::uint64_t n) {
-          __builtin_prefetch(src + index);
-          __builtin_prefetch(src + index + n - 1);
-        },
-        [&](std::uint64_t at, std::uint64_t index, std::uint64_t n, std::uint64_t stride) {
-          for (std::uint64_t k = 0; k < n; ++k) to[at + k * stride] = src[index + k];
-        });
-    if (runs) return 0;
-  }
   thread_local std::vector<std::uint8_t> is_rule;
-  if (!rule_bits.empty()) {
-    is_rule.resize(len);
-    // Plain pointers: stores through out's bytes could alias the vectors' own members, which
-    // the compiler would otherwise reload (and the thread_local's address) on every entry.
-    const std::uint8_t* const src = data.data();
-    const std::uint64_t* const bits = rule_bits.data();
-    std::uint8_t* const to = out.data();
-    std::uint8_t* const rule = is_rule.data();
-    const bool runs = for_each_index_run(
-        order, first, len,
-        [&](std::uint64_t index, std::uint64_t n) {
-          __builtin_prefetch(src + index);
-          __builtin_prefetch(src + index + n - 1);
-          __builtin_prefetch(bits + (index >> 6));
-        },
-        [&](std::uint64_t at, std::uint64_t index, std::uint64_t n, std::uint64_t stride) {
-          for (std::uint64_t k = 0, x = index; k < n; ++k, ++x) {
-            to[at + k * stride] = src[x];
+  const bool rules = !rule_bits.empty();
+  if (rules) is_rule.resize(len);
+  // Plain pointers: stores through out's bytes could alias the vectors' own members, which the
+  // compiler would otherwise reload (and the thread_local's address) on every entry.
+  const std::uint8_t* const src = data.data();
+  const std::uint64_t* const bits = rules ? rule_bits.data() : nullptr;
+  std::uint8_t* const to = out.data();
+  std::uint8_t* const rule = rules ? is_rule.data() : nullptr;
+  const bool runs = for_each_index_run(
+      order, first, len,
+      [&](std::uint64_t index, std::uint64_t n) {
+        __builtin_prefetch(src + index);
+        __builtin_prefetch(src + index + n - 1);
+        if (bits) __builtin_prefetch(bits + (index >> 6));
+      },
+      [&](std::uint64_t at, std::uint64_t index, std::uint64_t n, std::uint64_t stride) {
+        for (std::uint64_t k = 0; k < n; ++k) to[at + k * stride] = src[index + k];
+        if (rule)
+          for (std::uint64_t k = 0, x = index; k < n; ++k, ++x)
             rule[at + k * stride] = static_cast<std::uint8_t>((bits[x >> 6] >> (x & 63)) & 1);
-          }
-        });
-    if (runs) return fill_rule_entries(out, [&](std::size_t i) { return is_rule[i] != 0; });
-  }
+      });
+  if (runs) return rules ? fill_rule_entries(out, [&](std::size_t k) { return rule[k] != 0; }) : 0;
   EntryOrder::Walk w(order, first, /*by_index=*/false);
   if (rule_bits.empty()) {
     copy_walked(w, data.data(), out.data(), len);
     return 0;
   }
-  is_rule.resize(len);
   for (std::uint64_t i = 0; i < len;) {  // as copy_walked, marking the rule entries too
     const std::uint64_t n = std::min(w.run(), len - i), s = w.stride();
     for (std::uint64_t k = 0, x = w.other(); k < n; ++k, x += s) {
