@@ -235,8 +235,8 @@ void copy_walked(EntryOrder::Walk& w, const std::uint8_t* from, std::uint8_t* to
 
 // The index's last digit (consecutive indices) read as runs: when a stored order places that
 // digit above its fastest one, a walk in stored order reads entries a large index stride apart
-// (a cache miss each: the writer's gather took 8% of a pawn table's build), whereas the entries
-// of one value of every other digit and all values of the last one are consecutive in the index.
+// (a cache miss each, 8% of a whole build in a profile), whereas the entries of one value of
+// every other digit and all values of the last one are consecutive in the index.
 // Calls put(stored offset, index, entries, stored stride) for each such run of stored positions
 // [first, first + len), which it covers exactly once, and touch(index, entries) a few runs
 // ahead (consecutive runs lie far apart in the index: a prefetch hides the miss of each run's
