@@ -864,6 +864,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   if (r->rules_filled_ && h.entry_bytes != 1)
     return corrupt("rule entries filled in entries wider than one byte");
   r->rules_ = std::move(rules);
+  r->holes_only_ = r->rules_ && r->rules_->holes_only();
   // cache_blocks counts default-sized blocks: larger blocks get proportionally fewer slots, so
   // the cache's memory stays what the caller chose (but at least one block per shard).
   const std::uint64_t per_default =
@@ -949,8 +950,7 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads, Exact e
   // answer only holes: then the pass over every position (a position step per entry, which can
   // take as long as decoding the segment) is skipped.
   // (Without rules, read_stored_block refuses the file.)
-  const bool restore =
-      rules_filled_ && !(exact == Exact::reached_by_moves && rules_ && rules_->holes_only());
+  const bool restore = rules_filled_ && !(exact == Exact::reached_by_moves && holes_only_);
   const std::uint64_t block_bytes = std::uint64_t{info_.block_entries} * info_.entry_bytes;
   const std::uint64_t nblocks = table_.size();
   // Stored blocks first (for an ordered file into a buffer in the stored order, as stored; the
@@ -1012,7 +1012,7 @@ Result<std::uint8_t> SegmentReader::byte_at(std::uint64_t index, Exact exact) co
   const std::uint64_t at = order_.position(index);
   const std::uint64_t b = at / info_.block_entries;
   const std::uint64_t off = (at % info_.block_entries) * info_.entry_bytes;
-  const bool as_stored = exact == Exact::reached_by_moves && rules_ && rules_->holes_only();
+  const bool as_stored = exact == Exact::reached_by_moves && holes_only_;
   auto value = [&](std::uint8_t stored) { return as_stored ? stored : entry_value(index, stored); };
   Cache& c = cache_[b % kCacheShards];
   {

@@ -280,6 +280,7 @@ class SegmentReader {
   EntryOrder order_;
   std::vector<FarValue> far_;
   std::shared_ptr<const EntryRules> rules_;
+  bool holes_only_ = false;  // rules_ answer only holes (asked once: byte_at runs per lookup)
   std::vector<BlockEntry> table_;
   struct Model;  // the decoder side of the model section
   std::unique_ptr<Model> model_;
