@@ -77,6 +77,20 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     auto values = LargeArray<std::uint8_t>::allocate(info.entries * info.entry_bytes, false);
     if (!values) return std::move(values).error();
     RETRA_TRY((*reader)->read_all(values->span(), opt.threads));
+    r.class_half_before = std::string(format::class_half_name((*reader)->class_half()));
+    format::ClassHalf half = (*reader)->class_half();
+    if (half == format::ClassHalf::none && opt.class_half != format::ClassHalfChoice::none &&
+        info.entry_bytes == 1 && info.entries % 2 == 0) {
+      auto classes = (*game)->class_bytes(rec.name);
+      if (!classes) return std::move(classes).error();
+      if (*classes) {
+        half = opt.class_half == format::ClassHalfChoice::lower ? format::ClassHalf::lower
+               : opt.class_half == format::ClassHalfChoice::upper
+                   ? format::ClassHalf::upper
+                   : format::choose_class_half(values->span(), **classes);
+        format::store_class_half(values->span(), half, **classes, opt.threads);
+      }
+    }
 
     std::shared_ptr<const format::EntryRules> rules;
     if (opt.fill_rule_entries && info.entry_bytes == 1) {
@@ -99,6 +113,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
       wo.digits = std::move(*digits);
     }
     wo.far = (*reader)->far();  // the values beyond a byte travel with the segment
+    wo.class_half = half;
     auto written = format::write_segment(dir / next, next_info, values->span(), wo);
     if (!written) return std::move(written).error();
 
@@ -112,12 +127,14 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     updated.build["codec"] = std::string(format::codec_name(written->codec));
     updated.build["rule_entries"] = written->rule_entries;
     updated.build["entry_order"] = format::entry_order_text(written->order);
+    updated.build["class_half"] = std::string(format::class_half_name(half));
     updated.build["recompressed"] = format::utc_now_iso8601();
     // The manifest keeps its order: the record replaces itself in place.
     RETRA_TRY((*db)->commit_segment(std::move(updated)));
     r.bytes_after = written->file_bytes;
     r.codec_after = std::string(format::codec_name(written->codec));
     r.order_after = format::entry_order_text(written->order);
+    r.class_half_after = std::string(format::class_half_name(half));
     r.rule_entries = written->rule_entries;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.push_back(std::move(r));

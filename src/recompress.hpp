@@ -22,6 +22,10 @@ struct RecompressOptions {
   format::CodecChoice codec = format::CodecChoice::automatic;
   bool fill_rule_entries = true;
   format::OrderChoice order = format::OrderChoice::automatic;
+  // A segment's class half is always kept (its distances are gone from the file); automatic
+  // also gives one to segments that can have one and do not (docs/FORMAT.md, "Class halves"),
+  // none leaves those as they are.
+  format::ClassHalfChoice class_half = format::ClassHalfChoice::automatic;
   std::vector<std::string> segments;  // empty: all
   int threads = 1;
   Progress* progress = nullptr;
@@ -32,7 +36,8 @@ struct RecompressedSegment {
   std::uint64_t entries = 0;
   std::uint64_t bytes_before = 0, bytes_after = 0;
   std::string codec_before, codec_after;
-  std::string order_before, order_after;  // entry_order_text()
+  std::string order_before, order_after;            // entry_order_text()
+  std::string class_half_before, class_half_after;  // class_half_name()
   std::uint64_t rule_entries = 0;
   double seconds = 0;
 };

@@ -71,6 +71,7 @@ inline void rewrite_segment(Database& db, const std::string& name,
   format::SegmentRecord rec = *db.manifest().find(name);
   format::WriteOptions wo;
   wo.far = far;
+  wo.class_half = (*seg)->class_half();  // the values read back hold its classes
   auto w = format::write_segment(
       db.segment_path(name), info,
       {reinterpret_cast<const std::uint8_t*>(values.data()), values.size()}, wo);

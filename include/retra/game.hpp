@@ -72,6 +72,16 @@
 //                                  in another order of significance, the one that compresses best
 //                                  (docs/FORMAT.md, "Entry order"); values and indices do not
 //                                  change.
+//   drops_distances(s),            a segment whose first index digit is 2 (index_digits: the
+//   class_of(s, v)                 side to move) may store one half of its entries as classes:
+//                                  class_of(s, v) is the stored byte that stands for value v
+//                                  there (a win for a win in n plies). The build chooses the half
+//                                  that compresses better (docs/FORMAT.md, "Class halves"); the
+//                                  verifier and the game's probe compute such an entry's value
+//                                  from its moves. Contract (the game's tests check it): every
+//                                  non-converting move leads into the other half, and the value
+//                                  of a position depends on the children its converting moves
+//                                  reach only through class_of of their values.
 //   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
 //   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
 //                                  frontiers and never has to unrank.
@@ -208,6 +218,13 @@ concept HasPacking = Game<G> && requires(const G& g, const typename G::Position&
 template <class G>
 concept HasIndexDigits = Game<G> && requires(const G& g, const typename G::SegmentId& s) {
   { g.index_digits(s) } -> std::convertible_to<std::vector<std::uint64_t>>;
+};
+
+template <class G>
+concept HasClassHalves = HasIndexDigits<G> &&
+    requires(const G& g, const typename G::SegmentId& s, int v) {
+  { g.drops_distances(s) } -> std::same_as<bool>;
+  { g.class_of(s, v) } -> std::same_as<int>;
 };
 
 template <class G>

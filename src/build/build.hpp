@@ -52,6 +52,9 @@ struct BuildRequest {
   // Entry order of games that give their index digits (docs/FORMAT.md, "Entry order"): auto
   // stores each segment in the order of digits that compresses best.
   format::OrderChoice order = format::OrderChoice::automatic;
+  // Games with class halves (include/retra/game.hpp, HasClassHalves): auto stores the half of
+  // each such segment that compresses better as classes (docs/FORMAT.md, "Class halves").
+  format::ClassHalfChoice class_half = format::ClassHalfChoice::automatic;
   // Memory the build may plan for (0: 80% of RAM). Checked before anything is written.
   std::uint64_t memory_limit = 0;
   // Read finished segments block-wise from disk even when they would fit in memory (slower).

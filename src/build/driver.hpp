@@ -743,6 +743,21 @@ class Driver {
     const double stats_seconds = std::chrono::duration<double>(Clock::now() - ts).count();
 
     progress_phase(req_.progress, D::segment_label(name) + ": writing", 0);
+    // One half as classes, after the statistics (they count the distances). In place: segments
+    // built later read the same bytes from memory as from the file (a class is all their
+    // conversions read).
+    format::ClassHalf half = format::ClassHalf::none;
+    if constexpr (HasClassHalves<G>) {
+      if (req_.class_half != format::ClassHalfChoice::none && g.drops_distances(Seg(s)) &&
+          entries > 0 && entries % 2 == 0) {
+        const auto classes = class_bytes(g, Seg(s));
+        half = req_.class_half == format::ClassHalfChoice::lower ? format::ClassHalf::lower
+               : req_.class_half == format::ClassHalfChoice::upper
+                   ? format::ClassHalf::upper
+                   : format::choose_class_half(values, classes);
+        format::store_class_half(values, half, classes, threads);
+      }
+    }
     const format::SegmentInfo info{std::string(G::kName),
                                    std::string(G::kVariant),
                                    std::string(G::kIndexer),
@@ -770,6 +785,7 @@ class Driver {
     wo.order = req_.order;
     if constexpr (HasIndexDigits<G>) wo.digits = g.index_digits(Seg(s));
     wo.far = kr.far;
+    wo.class_half = half;
     auto written = format::write_segment(db_->segment_path(name), info, values, wo);
     if (!written) return std::move(written).error();
     r.file_bytes = written->file_bytes;
@@ -799,6 +815,7 @@ class Driver {
                  {"codec", format::codec_name(written->codec)},
                  {"rule_entries", written->rule_entries},
                  {"entry_order", format::entry_order_text(written->order)},
+                 {"class_half", format::class_half_name(half)},
                  {"tuning", req_.tuning.to_string()},
                  {"tool_version", std::string(kVersion)},
                  {"finished", format::utc_now_iso8601()}};

@@ -27,6 +27,7 @@ struct BuildArgs {
   std::string codec = "auto";
   bool no_fill = false;
   std::string entry_order = "auto";
+  std::string class_half = "auto";
   bool force = false;
   std::string memory = "80%";
   bool low_memory = false;
@@ -115,6 +116,7 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   req.codec = format::parse_codec_choice(a.codec).value();  // CLI::IsMember checked the name
   req.fill_rule_entries = !a.no_fill;
   req.order = format::parse_order_choice(a.entry_order).value();  // CLI::IsMember checked it
+  req.class_half = format::parse_class_half_choice(a.class_half).value();  // likewise
   auto limit = parse_memory_size(a.memory);
   if (!limit) return report_error(c, limit.error());
   req.memory_limit = *limit;
@@ -245,6 +247,11 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                   "auto (default: per segment, the order of the index's digits that compresses "
                   "best) or index (docs/FORMAT.md)")
       ->check(CLI::IsMember({"auto", "index"}));
+  sub->add_option("--class-half", a->class_half,
+                  "Games that allow it store one half of a segment (one side to move) as "
+                  "classes, its distances found by a one-move search: auto (default: the half "
+                  "that compresses better), lower, upper, or none (docs/FORMAT.md)")
+      ->check(CLI::IsMember({"auto", "none", "lower", "upper"}));
   sub->add_flag("--force", a->force, "Rebuild the named segments if they exist");
   sub->add_option("--memory", a->memory,
                   "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "

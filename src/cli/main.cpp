@@ -53,22 +53,24 @@ int info(const Common& c, const Database& db) {
   // The name column fits the longest segment name.
   std::size_t w = 8;
   for (const auto& s : m.segments) w = std::max(w, s.name.size());
-  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<10} {:<9} {:<9} {}\n", "segment",
-                           w, "entries", "raw", "on disk", "ratio", "codec", "order", "kernel",
-                           "built");
+  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<10} {:<9} {:<7} {:<9} {}\n",
+                           "segment", w, "entries", "raw", "on disk", "ratio", "codec", "order",
+                           "classes", "kernel", "built");
   for (const auto& s : m.segments) {
     // "zstd -19", "rans-o1"; the entry order's stored digits ("0,2,3,1") or "index"
     // (docs/FORMAT.md). Manifests written before either existed hold zstd files in index order.
     const std::string codec = s.build.value("codec", std::string("zstd"));
     const std::string order = s.build.value("entry_order", std::string("index"));
     const auto stored = order.find(" stored ");
+    // The half stored as classes (docs/FORMAT.md, "Class halves"), "-" for none.
+    const std::string half = s.build.value("class_half", std::string("none"));
     std::cout << fmt::format(
-        "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<10} {:<9} {:<9} {}\n", s.name, w, s.entries,
+        "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<10} {:<9} {:<7} {:<9} {}\n", s.name, w, s.entries,
         format_bytes(s.raw_bytes), format_bytes(s.file_bytes),
         s.file_bytes ? static_cast<double>(s.raw_bytes) / static_cast<double>(s.file_bytes) : 0.0,
         codec.starts_with("zstd") ? fmt::format("{} -{}", codec, s.build.value("zstd_level", 0))
                                   : codec,
-        stored == std::string::npos ? order : order.substr(stored + 8),
+        stored == std::string::npos ? order : order.substr(stored + 8), half == "none" ? "-" : half,
         s.build.value("kernel", "?"), s.build.value("finished", "?"));
   }
   std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", w, entries,
@@ -89,6 +91,7 @@ struct RecompressArgs {
   std::string codec = "auto";
   bool no_fill = false;
   std::string entry_order = "auto";
+  std::string class_half = "auto";
   std::vector<std::string> segments;
 };
 
@@ -100,6 +103,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
   opt.codec = format::parse_codec_choice(a.codec).value();  // CLI::IsMember checked the name
   opt.fill_rule_entries = !a.no_fill;
   opt.order = format::parse_order_choice(a.entry_order).value();  // CLI::IsMember checked it
+  opt.class_half = format::parse_class_half_choice(a.class_half).value();  // likewise
   opt.segments = a.segments;
   opt.threads = c.resolved_threads();
   opt.progress = &progress;
@@ -123,6 +127,8 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                     {"rule_entries", r.rule_entries},
                     {"entry_order_before", r.order_before},
                     {"entry_order_after", r.order_after},
+                    {"class_half_before", r.class_half_before},
+                    {"class_half_after", r.class_half_after},
                     {"bits_per_entry", r.entries ? 8.0 * static_cast<double>(r.bytes_after) /
                                                        static_cast<double>(r.entries)
                                                  : 0.0},
@@ -136,6 +142,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                 {"block_entries", a.block_size},
                 {"codec", a.codec},
                 {"entry_order", a.entry_order},
+                {"class_half", a.class_half},
                 {"segments", segs},
                 {"bytes_before", before},
                 {"bytes_after", after},
@@ -380,6 +387,11 @@ int run(int argc, char** argv, kernels::Cluster* cluster) {
                    "auto (default: per segment, the order of the index's digits that compresses "
                    "best) or index")
       ->check(CLI::IsMember({"auto", "index"}));
+  recompress_sub
+      ->add_option("--class-half", recompress_args.class_half,
+                   "auto (default: segments that can store one half as classes and do not, "
+                   "the half that compresses better) or none; a class half is always kept")
+      ->check(CLI::IsMember({"auto", "none"}));
   recompress_sub
       ->add_option("--segment", recompress_args.segments,
                    "Only these segments (repeat or comma separate; default: all)")

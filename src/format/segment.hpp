@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -31,8 +32,8 @@ static_assert(std::endian::native == std::endian::little,
 inline constexpr char kSegmentMagic[8] = {'R', 'E', 'T', 'R', 'A', 'S', 'E', 'G'};
 // Version 2 added the codec and the model section (and entries the rules answer), version 3 the
 // entry order section (written only by files whose entries are stored out of index order, the
-// others stay version 2), version 4 the far section (only files that have far values); versions
-// 1 to 3 are still read.
+// others stay version 2), version 4 the far section and class halves (only files that have them);
+// versions 1 to 3 are still read.
 inline constexpr std::uint32_t kSegmentVersion = 4;
 inline constexpr std::uint32_t kDefaultBlockEntries = 1u << 16;
 inline constexpr int kDefaultZstdLevel = 3;
@@ -117,6 +118,15 @@ inline constexpr std::uint32_t kEntryOrder = 2;
 inline constexpr std::uint32_t kFarValues = 4;
 // A far value: an entry's index and its value.
 using FarValue = std::pair<std::uint64_t, std::uint32_t>;
+// Header flags (version 4): a class half. The entries of the lower half [0, entries / 2) or the
+// upper half [entries / 2, entries) hold only their value's class (the game's class_of, e.g. a
+// win without its distance), except those the far section lists, which keep their far value.
+// The game computes such an entry's value from its moves, whose children lie in the other half
+// or in other segments (include/retra/game.hpp, HasClassHalves). At most one of the two is set.
+inline constexpr std::uint32_t kClassLowerHalf = 8;
+inline constexpr std::uint32_t kClassUpperHalf = 16;
+enum class ClassHalf : std::uint8_t { none, lower, upper };
+std::string_view class_half_name(ClassHalf h) noexcept;  // "none", "lower", "upper"
 
 // One block table row, 24 bytes.
 struct BlockEntry {
@@ -179,7 +189,24 @@ struct WriteOptions {
   std::vector<std::uint8_t> stored_order;  // with digits: this stored order, no measuring
   // Values beyond the entries' bytes, indices ascending (kFarValues); one-byte entries only.
   std::span<const FarValue> far;
+  // The half whose entries `data` holds as classes (kClassLowerHalf, kClassUpperHalf): the writer
+  // records it, the caller has already put the classes there. One-byte entries, an even count.
+  ClassHalf class_half = ClassHalf::none;
 };
+
+// Which half of a segment a build stores as classes (kClassLowerHalf): `automatic` measures
+// both on a sample (choose_class_half), `none` keeps every value.
+enum class ClassHalfChoice { automatic, none, lower, upper };
+// Parses "auto", "none", "lower", "upper".
+Result<ClassHalfChoice> parse_class_half_choice(std::string_view text);
+// The half of `data` (one-byte entries, an even count) whose entries shrink the file more when
+// each byte b becomes classes[b]: both halves' bytes compressed as they are and as classes on a
+// sample of runs spread over each half (zstd -3, index order). Reentrant.
+ClassHalf choose_class_half(std::span<const std::uint8_t> data,
+                            const std::array<std::uint8_t, 256>& classes);
+// Puts classes[b] in place of every byte b of `half` of `data`, with `threads` threads.
+void store_class_half(std::span<std::uint8_t> data, ClassHalf half,
+                      const std::array<std::uint8_t, 256>& classes, int threads);
 
 struct WriteReport {
   Codec codec = Codec::zstd;
@@ -221,6 +248,14 @@ class SegmentReader {
   int zstd_level() const noexcept { return zstd_level_; }
   std::uint64_t model_bytes() const noexcept { return model_bytes_; }
   bool rules_filled() const noexcept { return rules_filled_; }
+  // The half whose entries hold only their class (kClassLowerHalf), and whether entry `index`
+  // is one of them: in that half and without a far value.
+  ClassHalf class_half() const noexcept { return class_half_; }
+  bool class_only(std::uint64_t index) const noexcept {
+    if (class_half_ == ClassHalf::none) return false;
+    if ((index < info_.entries / 2) != (class_half_ == ClassHalf::lower)) return false;
+    return !far_value(index);
+  }
   const EntryOrder& order() const noexcept { return order_; }
   // Where entry `index` lies in the stored order; blocks (read_block, read_stored_block,
   // raw_bytes) are numbered in the stored order, so entry i is in block position(i) /
@@ -277,6 +312,7 @@ class SegmentReader {
   int zstd_level_ = 0;
   std::uint64_t model_bytes_ = 0;
   bool rules_filled_ = false;
+  ClassHalf class_half_ = ClassHalf::none;
   EntryOrder order_;
   std::vector<FarValue> far_;
   std::shared_ptr<const EntryRules> rules_;

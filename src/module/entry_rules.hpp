@@ -3,6 +3,8 @@
 // for every game over the Game concept. Thread safety: immutable; rule_values is reentrant.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
 
 #include "retra/game.hpp"
@@ -65,5 +67,17 @@ class KnownHoles final : public format::EntryRules {
  private:
   std::span<const std::uint64_t> bits_;
 };
+
+// The byte each byte of segment s becomes in a class half (Game::class_of, docs/FORMAT.md,
+// "Class halves").
+template <HasClassHalves G>
+std::array<std::uint8_t, 256> class_bytes(const G& g, const typename G::SegmentId& s) {
+  std::array<std::uint8_t, 256> classes;
+  const ValueKind kind = value_kind_of(g, s);
+  for (int b = 0; b < 256; ++b)
+    classes[static_cast<std::size_t>(b)] =
+        static_cast<std::uint8_t>(g.class_of(s, decode_value(kind, static_cast<std::uint8_t>(b))));
+  return classes;
+}
 
 }  // namespace retra

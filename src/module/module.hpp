@@ -107,6 +107,10 @@ class GameModule {
   // The index of segment `segment` as mixed-radix digits (the Game's index_digits), which the
   // segment writer may store in another order; empty for a game without them.
   virtual Result<std::vector<std::uint64_t>> index_digits(std::string_view segment) const = 0;
+  // What each byte of segment `segment` becomes where a half of it is stored as classes
+  // (include/retra/game.hpp, HasClassHalves); nullopt where the segment cannot have one.
+  virtual Result<std::optional<std::array<std::uint8_t, 256>>> class_bytes(
+      std::string_view segment) const = 0;
 
   // ---- probe ---------------------------------------------------------------------------------
   // Finds the segment and index of a position given as text; segments: the manifest's names.

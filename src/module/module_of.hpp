@@ -89,6 +89,20 @@ class ModuleOf final : public GameModule {
       return std::vector<std::uint64_t>(found->first->index_digits(found->second));
     }
   }
+  Result<std::optional<std::array<std::uint8_t, 256>>> class_bytes(
+      std::string_view segment) const override {
+    using Bytes = std::optional<std::array<std::uint8_t, 256>>;
+    if constexpr (!HasClassHalves<G>) {
+      (void)segment;
+      return Bytes();
+    } else {
+      auto found = find_segment(segment);
+      if (!found) return std::move(found).error();
+      const G& g = *found->first;
+      if (!g.drops_distances(found->second)) return Bytes();
+      return Bytes(retra::class_bytes(g, found->second));
+    }
+  }
   std::unique_ptr<probe::Locator> locator(std::span<const std::string> segments) const override {
     return D::locator(segments);
   }

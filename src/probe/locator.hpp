@@ -21,8 +21,12 @@ struct Location {
   int value = 0;
 };
 
-// How a locator reads stored bytes when it derives a value: (slot, index) -> the raw byte.
+// How a locator reads stored values when it derives a value: (slot, index) -> the entry's value
+// (its far value where the segment lists one, docs/FORMAT.md), with kClassOnly set where the
+// entry holds only its class (a segment's class half): the game then finds the distance from
+// the entry's moves.
 using Reader = std::function<Value(int slot, std::uint64_t index)>;
+inline constexpr int kClassOnly = 1 << 24;
 
 class Locator {
  public:

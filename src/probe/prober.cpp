@@ -148,7 +148,7 @@ Status Prober::Impl::load(const format::SegmentReader& r, std::uint64_t block,
   return Status::ok;
 }
 
-Value Prober::Impl::byte(int slot, std::uint64_t index) const {
+Value Prober::Impl::byte(int slot, std::uint64_t index, Read how) const {
   Slot& s = *slots[static_cast<std::size_t>(slot)];
   Value err;
   const format::SegmentReader* r = reader(s, &err);
@@ -163,9 +163,11 @@ Value Prober::Impl::byte(int slot, std::uint64_t index) const {
   Value v = cache->byte((static_cast<std::uint64_t>(slot) << 40) | block,
                         static_cast<std::uint32_t>(at % be),
                         [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
-  if (v.status == Status::ok) v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
-  if (v.status == Status::ok)
-    if (const auto far = r->far_value(index)) v.value = static_cast<int>(*far);
+  if (v.status != Status::ok) return v;
+  v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
+  if (how == Read::byte) return v;
+  if (const auto far = r->far_value(index)) return success(static_cast<int>(*far));
+  if (how == Read::marked && r->class_only(index)) v.value |= kClassOnly;
   return v;
 }
 
@@ -213,12 +215,6 @@ void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Val
         Value& v = out[todo[k].out];
         if (v.status == Status::ok)
           v.value = r->entry_value(todo[k].index, static_cast<std::uint8_t>(v.value));
-      }
-    if (!r->far().empty())
-      for (std::size_t k = i; k < j; ++k) {
-        Value& v = out[todo[k].out];
-        if (v.status != Status::ok) continue;
-        if (const auto far = r->far_value(todo[k].index)) v.value = static_cast<int>(*far);
       }
     i = j;
   }

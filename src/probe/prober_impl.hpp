@@ -153,18 +153,22 @@ struct Prober::Impl {
   const format::SegmentReader* reader(Slot& s, Value* err) const;
   Status load(const format::SegmentReader& r, std::uint64_t block,
               std::vector<std::uint8_t>& out) const;
-  // The stored byte of slot `slot` at `index`, through the cache.
-  Value byte(int slot, std::uint64_t index) const;
-  // byte() as a callable, for locators and games that derive values from stored bytes.
+  // What byte() gives: the entry's byte (its class where the value is far, for decoders of one
+  // byte), its value (the far value where it has one), or that value marked with kClassOnly
+  // where the entry holds only a class (probe::Reader's contract, locator.hpp).
+  enum class Read { byte, value, marked };
+  // Entry `index` of slot `slot`, through the cache.
+  Value byte(int slot, std::uint64_t index, Read how = Read::value) const;
+  // byte() as a probe::Reader, for locators and games that derive values from stored ones.
   auto byte_reader() const {
-    return [this](int slot, std::uint64_t index) { return byte(slot, index); };
+    return [this](int slot, std::uint64_t index) { return byte(slot, index, Read::marked); };
   }
 
   // A located position's value: exact, or the stored byte decoded.
   template <class Decode>
   Value read(const Location& where, Decode&& decode) const {
     if (where.slot == Location::kExact) return detail::success(where.value);
-    Value v = byte(where.slot, where.index);
+    Value v = byte(where.slot, where.index, Read::byte);
     if (v) v.value = decode(static_cast<std::uint8_t>(v.value));
     return v;
   }

@@ -243,6 +243,38 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       f.wrong_positions = wrong;
       return f;
     };
+    // A class half (docs/FORMAT.md, "Class halves") holds classes where values were: each such
+    // entry's value is the best over its moves, whose children lie in the other half (stored in
+    // full) or in other segments (read by their classes, which is all a conversion reads). The
+    // value is put back where its class is the stored one; an entry whose class disagrees keeps
+    // its class byte, so that the check below reports it (and its parents) as wrong.
+    if (reader->class_half() != format::ClassHalf::none) {
+      if constexpr (HasClassHalves<G>) {
+        std::uint8_t* const mutable_self = loaded[id(s)].data();
+        const std::uint64_t half = size / 2;
+        const std::uint64_t lo = reader->class_half() == format::ClassHalf::lower ? 0 : half;
+        constexpr std::uint64_t kChunk = 1 << 16;
+        const std::uint64_t chunks = (half + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
+        for (std::uint64_t c = 0; c < chunks; ++c) {
+          const std::uint64_t begin = lo + c * kChunk, end = std::min(lo + half, begin + kChunk);
+          auto p = g.unrank(s, begin);
+          for (std::uint64_t i = begin; i < end; ++i) {
+            if (i > begin) g.next(s, p);
+            if (!reader->class_only(i)) continue;  // a far value: stored in full
+            const int v = D::verify_value(g, s, p, ctx, values);
+            const auto byte = static_cast<std::uint8_t>(v);
+            if (decode_value(kind, byte) == v &&
+                g.class_of(s, v) == decode_value(kind, mutable_self[i]))
+              mutable_self[i] = byte;
+          }
+        }
+      } else {
+        return fail(plain(sname, fmt::format("{} {} stores a class half, which {} segments "
+                                             "cannot have (a damaged header?)",
+                                             nouns.segment, sname, G::kName)));
+      }
+    }
     // Every position is checked, also after a wrong one: the failure then names a position whose
     // own value is wrong, not one of its parents (which disagree with their moves too).
     std::vector<std::vector<std::uint64_t>> wrong_in(blocks);

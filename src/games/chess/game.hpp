@@ -107,6 +107,12 @@ class Game {
     d.insert(d.end(), r.begin(), r.end());
     return d;
   }
+  // Class halves (include/retra/game.hpp): a DTZ segment may keep one side to move's values as
+  // WDL50 classes, the distances found by a one-move search (every non-converting move hands
+  // the move to the other side; a conversion counts only by its child's class). DTM segments
+  // keep both sides: a capture's DTM depends on its child's distance.
+  bool drops_distances(int s) const { return !is_dtm(s); }
+  int class_of(int, int v) const { return dtz_class_byte(v); }
   Position unrank(int s, std::uint64_t i) const;
   std::uint64_t rank(int s, const Position& p) const;
   bool next(int s, Position& p) const;

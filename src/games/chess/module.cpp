@@ -264,7 +264,7 @@ class Locator final : public probe::Locator {
   probe::Value derive(std::string_view position, const probe::Reader& read) const override {
     auto b = parse_fen(position);
     if (!b) return failure(b.error());
-    const probe::ChessValue v = evaluate(tables_, *b, read);
+    const probe::ChessValue v = evaluate(tables_, *b, read, kWdlOnly);
     if (!v) return failure(v.status, v.message);
     return success(v.wdl);
   }
@@ -702,7 +702,8 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
     if (!seg) return failure(seg.error());
     auto v = (*seg)->value_at(index);  // a distance beyond a byte from the far section
     if (!v) return failure(v.error());
-    return success(static_cast<int>(*v));
+    // probe::Reader's contract: a class-only entry is marked, evaluate() searches its distance.
+    return success(static_cast<int>(*v) | ((*seg)->class_only(index) ? probe::kClassOnly : 0));
   };
   std::vector<probe::ChessMove> moves(256);
   probe::ChessValue pos;

@@ -109,7 +109,7 @@ Value Prober::chess_wdl(const ChessBoard& board) const {
   }
   auto b = board_of(board);
   if (!b) return detail::failure(b.error());
-  const ChessValue v = chess::evaluate(t, *b, impl_->byte_reader());
+  const ChessValue v = chess::evaluate(t, *b, impl_->byte_reader(), chess::kWdlOnly);
   if (!v) return detail::failure(v.status, v.message);
   return detail::success(v.wdl);
 }

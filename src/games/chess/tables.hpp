@@ -22,6 +22,7 @@
 #include "src/games/chess/board.hpp"
 #include "src/games/chess/index.hpp"
 #include "src/games/chess/values.hpp"
+#include "src/probe/locator.hpp"
 
 namespace retra::chess {
 
@@ -62,9 +63,17 @@ Board flipped(const Board& b);
 // Drops an en-passant square that names no legal capture (play() sets it after every double push).
 Board normalized(Board b);
 
-// read(slot, index) returns the stored byte as a probe::Value.
+// What a caller of evaluate() needs beside the WDL50 class: the exact DTZ (else, where only a
+// search would give it, the class's placeholder distance may come back: the child of a
+// conversion needs only its class), and the DTM.
+struct Need {
+  bool dtz = true, dtm = true;
+};
+inline constexpr Need kWdlOnly{false, false};
+// read(slot, index) returns the stored value as a probe::Value (probe::Reader's contract: the far
+// value where there is one, probe::kClassOnly set where the entry holds only its class).
 template <class Read>
-probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read);
+probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read, Need need = {});
 
 // The outcome under the position's 50-move counter: 1, 0 or -1.
 inline int outcome(int wdl, int dtz, int counter) {
@@ -74,15 +83,27 @@ inline int outcome(int wdl, int dtz, int counter) {
 }
 
 template <class Read>
-probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read) {
+probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read, Need need) {
   probe::ChessValue v;
   auto fail = [&](probe::Status s, std::string msg) {
     v.status = s;
     v.message = std::move(msg);
     return v;
   };
+  Tables::Where w;  // where a stored position lives
+  // The stored DTM of the position at w, where there is one and the caller needs it.
+  auto read_dtm = [&]() -> probe::Value {
+    if (w.dtm_slot < 0 || !need.dtm) return {};
+    const probe::Value m = read(w.dtm_slot, w.index);
+    if (!m) return m;
+    if (const auto dm = decode_dtm(m.value)) {
+      v.has_dtm = true;
+      v.dtm = *dm;
+    }
+    return {};
+  };
+  bool stored_class = false;
   if (b.ep < 0) {
-    Tables::Where w;
     const probe::Value where = t.locate(b, &w);
     if (!where) return fail(where.status, where.message);
     if (w.kings_only) {
@@ -91,21 +112,20 @@ probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read) {
     }
     const probe::Value z = read(w.dtz_slot, w.index);
     if (!z) return fail(z.status, z.message);
-    const Dtz d = decode_dtz(z.value);
-    v.wdl = d.wdl;
-    v.dtz = d.dtz;
-    if (w.dtm_slot >= 0) {
-      const probe::Value m = read(w.dtm_slot, w.index);
-      if (!m) return fail(m.status, m.message);
-      if (const auto dm = decode_dtm(m.value)) {
-        v.has_dtm = true;
-        v.dtm = *dm;
-      }
+    const Dtz d = decode_dtz(z.value & ~probe::kClassOnly);
+    // A side stored as classes (Game::class_of): a decided position's distance comes from the
+    // search below, over children that are the other side's (stored in full) or conversions.
+    if (!(z.value & probe::kClassOnly) || d.wdl == draw || !need.dtz) {
+      v.wdl = d.wdl;
+      v.dtz = d.dtz;
+      if (const probe::Value m = read_dtm(); !m) return fail(m.status, m.message);
+      v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
+      return v;
     }
-    v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
-    return v;
+    stored_class = true;
   }
-  // An en-passant right: not stored; the best over the legal moves, the capture included.
+  // Not stored (an en-passant right) or stored as a class: the best over the legal moves (the
+  // en-passant capture included). A conversion's child counts by its class alone.
   Best dtz(false), dtm(true);
   bool all_dtm = true;
   int moves = 0;
@@ -113,15 +133,17 @@ probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read) {
   for_each_legal_move(b, [&](const Move& m) {
     if (error) return;
     ++moves;
+    const bool zeroing = m.capture || type_of(b.piece[m.from]) == pawn;
     const Board c = normalized(play(b, m));
-    const probe::ChessValue cv = evaluate(t, c, read);
+    // A conversion counts by its child's class. Stored as a class, this position's DTM is
+    // stored: its children's are not needed.
+    const probe::ChessValue cv = evaluate(t, c, read, Need{!zeroing, need.dtm && !stored_class});
     if (!cv) {
       error = cv;
       return;
     }
     // Back to bytes of the child's mover's view, folded as the verifier folds them.
     const int zb = cv.wdl == draw ? 0 : cv.wdl > 0 ? 2 * cv.dtz + 1 : 2 * -cv.dtz + 2;
-    const bool zeroing = m.capture || type_of(b.piece[m.from]) == pawn;
     dtz.add(zb, zeroing);
     if (!cv.has_dtm && cv.wdl != draw) all_dtm = false;
     dtm.add(cv.has_dtm ? encode_dtm(cv.dtm) : 0, zeroing);
@@ -131,8 +153,9 @@ probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read) {
   const Dtz d = decode_dtz(z);
   v.wdl = d.wdl;
   v.dtz = d.dtz;
-  const int mb = moves ? dtm.value() : z ? kMatedDtm : 0;
-  if (all_dtm && mb) {
+  if (stored_class) {
+    if (const probe::Value m = read_dtm(); !m) return fail(m.status, m.message);
+  } else if (const int mb = moves ? dtm.value() : z ? kMatedDtm : 0; all_dtm && mb && need.dtm) {
     v.has_dtm = true;
     v.dtm = *decode_dtm(mb);
   }

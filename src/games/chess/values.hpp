@@ -33,6 +33,14 @@ inline Dtz decode_dtz(int b) {
   const int d = (b - 2) / 2;
   return {d <= kHorizon ? loss : blessed_loss, -d};
 }
+// The byte that stands for a dtz value in a side stored as classes (Game::class_of): the
+// class's nearest distance, 1 or 101 plies (a mate, d = 0, becomes a loss in 1: the search
+// that restores the distance finds the mate).
+inline int dtz_class_byte(int b) {
+  if (b <= 1) return b;  // a draw (1 is unused)
+  const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
+  return (d <= kHorizon ? 2 : 2 * (kHorizon + 1)) + ((b & 1) ? 1 : 2);
+}
 // A dtm byte (Game::kMatedCode 1): 0 draw, otherwise the distance in plies + 1, even bytes wins
 // (odd plies), odd bytes losses (even plies; 1: mated). One byte holds up to 254 plies, enough for
 // every 3-5 piece table (KPPvKP's 254-ply loss is the longest). nullopt for a draw; + for wins,
