@@ -4,14 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include "retra/probe.hpp"
 #include "retra/retra.h"
+#include "src/database.hpp"
 #include "src/games/awari/module.hpp"
 #include "src/games/chess/board.hpp"
+#include "src/games/chess/game.hpp"
 #include "src/games/chess/solver.hpp"
 #include "src/games/xiangqi/module.hpp"
 #include "src/io/file.hpp"
@@ -245,6 +248,55 @@ std::vector<chess::Board> random_chess_boards(int n, std::uint64_t seed) {
 // Chess through the typed entry points: bitboards equal FEN text, WDL alone equals the full
 // values, the root probe's best move keeps the position's value, concurrent probes agree, and the
 // C ABI returns the same numbers.
+// A distance beyond a byte (the segment's far section) is a cursed win or blessed loss: every
+// WDL probe gives that class, which its byte holds (253, 254), not what the far value's low
+// byte would decode to (261 & 255 = 5, a win in 2). A far value planted in KQvK: 130 plies.
+TEST_F(Probe, AFarValueProbesAsItsClass) {
+  test::TempDir tmp;
+  const auto copy = tmp / "db";
+  std::filesystem::copy(chess_db(), copy, std::filesystem::copy_options::recursive);
+  std::string fen;
+  chess::Board board;
+  bool win = true;
+  {
+    auto db = Database::open(copy);
+    ASSERT_TRUE(db) << db.error().message();
+    auto seg = (*db)->segment("KQvK");
+    ASSERT_TRUE(seg) << seg.error().message();
+    auto values = test::read_segment(**db, "KQvK");
+    // A decided position of the half stored in full: a win becomes a win in 130 plies, a loss a
+    // loss in 130.
+    std::uint64_t at = values.size();
+    for (std::uint64_t i = 0; i < values.size() && at == values.size(); ++i)
+      if (static_cast<std::uint8_t>(values[i]) > 2 && !(*seg)->class_only(i)) at = i;
+    ASSERT_LT(at, values.size());
+    win = values[at] & 1;
+    values[at] = static_cast<std::int8_t>(win ? 253 : 254);
+    const std::vector<format::FarValue> far{{at, win ? 2 * 130 + 1 : 2 * 130 + 2}};
+    test::rewrite_segment(**db, "KQvK", values, far);
+    auto g = chess::Game::closure({*chess::parse_material("KQvK")}, false);
+    ASSERT_TRUE(g) << g.error().message();
+    const int s = (*g)->find("KQvK");
+    board = (*g)->board(s, (*g)->unrank(s, at));
+    fen = chess::to_fen(board);
+  }
+  probe::Value err;
+  auto p = Prober::open(copy.string(), {}, &err);
+  ASSERT_NE(p, nullptr) << err.message;
+  const int wdl = win ? chess::cursed_win : chess::blessed_loss;
+  const probe::Value w = p->probe(fen);
+  ASSERT_TRUE(w) << w.message;
+  EXPECT_EQ(w.value, wdl) << fen;
+  std::vector<probe::Value> batch(1);
+  const std::string_view one[] = {fen};
+  p->probe_batch(one, batch);
+  EXPECT_EQ(batch[0].value, wdl) << fen;
+  EXPECT_EQ(p->chess_wdl(chess::bitboards_of(board)).value, wdl) << fen;
+  const probe::ChessValue v = p->chess(chess::bitboards_of(board));
+  EXPECT_EQ(v.wdl, wdl) << fen;
+  EXPECT_EQ(v.dtz, win ? 130 : -130) << fen;
+}
+
 TEST_F(Probe, ChessBitboardsFensRootsAndTheCAbi) {
   probe::Value err;
   auto p = Prober::open(chess_db(), {}, &err);

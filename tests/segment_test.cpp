@@ -2,6 +2,8 @@
 // (header, table, block, truncation) reported as a typed error naming the damaged part.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -474,6 +476,79 @@ TEST(SegmentFar, FarValuesRoundTripAndDamageIsRefused) {
   ASSERT_TRUE(SegmentReader::open(dir / "s.rseg"));
   std::filesystem::resize_file(dir / "s.rseg", size - 12);
   EXPECT_FALSE(SegmentReader::open(dir / "s.rseg"));
+}
+
+// A class half (docs/FORMAT.md, "Class halves"): the writer records which half, the reader says
+// which entries hold only a class (that half, less its far values) and returns the bytes as
+// written. Both halves at once, or an odd count, are refused; so are the choice's bad names.
+TEST(SegmentClassHalves, TheHalfRoundTripsAndNamesItsEntries) {
+  test::TempDir dir;
+  const auto data = sample(50'000);
+  const std::vector<FarValue> far = {{7, 259}, {30'000, 300}};
+  for (const ClassHalf half : {ClassHalf::lower, ClassHalf::upper}) {
+    WriteOptions wo(3, 2);
+    wo.far = far;
+    wo.class_half = half;
+    auto w = write_segment(dir / "s.rseg", info(data.size(), 4096), data, wo);
+    ASSERT_TRUE(w) << w.error().message();
+    auto r = SegmentReader::open(dir / "s.rseg");
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ((*r)->version(), 4u);
+    EXPECT_EQ((*r)->class_half(), half);
+    std::uint64_t classes = 0;
+    for (std::uint64_t i = 0; i < data.size(); ++i) classes += (*r)->class_only(i);
+    EXPECT_EQ(classes, data.size() / 2 - 1);  // one far value in each half
+    EXPECT_EQ((*r)->class_only(0), half == ClassHalf::lower);
+    EXPECT_FALSE((*r)->class_only(7));       // a far value
+    EXPECT_FALSE((*r)->class_only(30'000));  // likewise
+    EXPECT_EQ((*r)->class_only(49'999), half == ClassHalf::upper);
+    std::vector<std::uint8_t> all(data.size());
+    ASSERT_TRUE((*r)->read_all(all, 2));
+    EXPECT_EQ(all, data);
+  }
+  // Without one: version 2, no entry a class.
+  auto plain = write_segment(dir / "p.rseg", info(data.size(), 4096), data, {3, 2});
+  ASSERT_TRUE(plain);
+  auto pr = SegmentReader::open(dir / "p.rseg");
+  ASSERT_TRUE(pr);
+  EXPECT_EQ((*pr)->class_half(), ClassHalf::none);
+  EXPECT_FALSE((*pr)->class_only(0));
+
+  // Both flags: a damaged header, refused.
+  std::string bytes = io::read_file(dir / "s.rseg").value();
+  SegmentHeader h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  h.flags |= kClassLowerHalf | kClassUpperHalf;
+  h.header_checksum = XXH3_64bits(&h, offsetof(SegmentHeader, header_checksum));
+  std::memcpy(bytes.data(), &h, sizeof h);
+  ASSERT_TRUE(io::write_file_atomic(dir / "both.rseg", bytes));
+  auto both = SegmentReader::open(dir / "both.rseg");
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().code(), Errc::corrupt);
+
+  // An odd number of entries has no halves.
+  WriteOptions odd(3, 1);
+  odd.class_half = ClassHalf::lower;
+  EXPECT_FALSE(write_segment(dir / "o.rseg", info(data.size() - 1, 4096),
+                             std::span(data).first(data.size() - 1), odd));
+  EXPECT_FALSE(parse_class_half_choice("white"));
+  EXPECT_EQ(*parse_class_half_choice("upper"), ClassHalfChoice::upper);
+}
+
+// The half whose classes save more is chosen: here the upper half's values vary within one class
+// (they compress only as classes), the lower half's are one value already.
+TEST(SegmentClassHalves, TheChoiceKeepsTheHalfThatShrinksMore) {
+  std::array<std::uint8_t, 256> classes;
+  for (int b = 0; b < 256; ++b) classes[static_cast<std::size_t>(b)] = b ? 3 : 0;
+  std::vector<std::uint8_t> v(4 << 20, 3);
+  std::mt19937 rng(5);
+  for (std::size_t i = v.size() / 2; i < v.size(); ++i)
+    v[i] = static_cast<std::uint8_t>(1 + rng() % 200);
+  EXPECT_EQ(choose_class_half(v, classes), ClassHalf::upper);
+  std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  EXPECT_EQ(choose_class_half(v, classes), ClassHalf::lower);
+  store_class_half(v, ClassHalf::lower, classes, 2);
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](std::uint8_t b) { return b == 3; }));
 }
 
 TEST(SegmentCodecs, UnknownCodecNamesAreRefused) {
