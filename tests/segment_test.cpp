@@ -536,7 +536,8 @@ TEST(SegmentClassHalves, TheHalfRoundTripsAndNamesItsEntries) {
 }
 
 // The half whose classes save more is chosen: here the upper half's values vary within one class
-// (they compress only as classes), the lower half's are one value already.
+// (they compress only as classes), the lower half's are one value already; and none where
+// classes save nothing.
 TEST(SegmentClassHalves, TheChoiceKeepsTheHalfThatShrinksMore) {
   std::array<std::uint8_t, 256> classes;
   for (int b = 0; b < 256; ++b) classes[static_cast<std::size_t>(b)] = b ? 3 : 0;
@@ -549,6 +550,8 @@ TEST(SegmentClassHalves, TheChoiceKeepsTheHalfThatShrinksMore) {
   EXPECT_EQ(choose_class_half(v, classes), ClassHalf::lower);
   store_class_half(v, ClassHalf::lower, classes, 2);
   EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](std::uint8_t b) { return b == 3; }));
+  // Nothing to gain (every value is its class already): neither half.
+  EXPECT_EQ(choose_class_half(v, classes), ClassHalf::none);
 }
 
 TEST(SegmentCodecs, UnknownCodecNamesAreRefused) {

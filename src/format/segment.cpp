@@ -84,7 +84,7 @@ ClassHalf choose_class_half(std::span<const std::uint8_t> data,
   constexpr std::uint64_t kRuns = 16, kRun = 256 << 10;
   const std::uint64_t half = data.size() / 2;
   std::vector<std::uint8_t> plain, classed, out(ZSTD_compressBound(kRun));
-  std::uint64_t saved[2] = {0, 0};
+  std::uint64_t saved[2] = {0, 0}, bytes[2] = {0, 0};
   for (int h = 0; h < 2; ++h) {
     const std::uint64_t base = h ? half : 0, len = std::min(kRun, half);
     for (std::uint64_t r = 0; r < kRuns && len; ++r) {
@@ -96,10 +96,15 @@ ClassHalf choose_class_half(std::span<const std::uint8_t> data,
       const std::size_t a = ZSTD_compress(out.data(), out.size(), plain.data(), plain.size(), 3);
       const std::size_t b =
           ZSTD_compress(out.data(), out.size(), classed.data(), classed.size(), 3);
-      if (!ZSTD_isError(a) && !ZSTD_isError(b) && a > b) saved[h] += a - b;
+      if (ZSTD_isError(a) || ZSTD_isError(b)) continue;
+      bytes[h] += a;
+      if (a > b) saved[h] += a - b;
     }
   }
-  return saved[1] > saved[0] ? ClassHalf::upper : ClassHalf::lower;
+  // Less than 1% of the half's bytes: its distances cost nothing worth a search per probe.
+  const int h = saved[1] > saved[0] ? 1 : 0;
+  if (saved[h] * 100 < bytes[h]) return ClassHalf::none;
+  return h ? ClassHalf::upper : ClassHalf::lower;
 }
 
 void store_class_half(std::span<std::uint8_t> data, ClassHalf half,

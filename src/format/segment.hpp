@@ -201,7 +201,8 @@ enum class ClassHalfChoice { automatic, none, lower, upper };
 Result<ClassHalfChoice> parse_class_half_choice(std::string_view text);
 // The half of `data` (one-byte entries, an even count) whose entries shrink the file more when
 // each byte b becomes classes[b]: both halves' bytes compressed as they are and as classes on a
-// sample of runs spread over each half (zstd -3, index order). Reentrant.
+// sample of runs spread over each half (zstd -3, index order); none when that half would shrink
+// by less than 1%. Reentrant.
 ClassHalf choose_class_half(std::span<const std::uint8_t> data,
                             const std::array<std::uint8_t, 256>& classes);
 // Puts classes[b] in place of every byte b of `half` of `data`, with `threads` threads.
