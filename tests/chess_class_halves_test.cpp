@@ -73,6 +73,17 @@ class ChessClassHalves : public ::testing::Test {
 test::TempDir* ChessClassHalves::dir_ = nullptr;
 std::array<probe::Prober*, 2> ChessClassHalves::db_ = {};
 
+// `retra verify` of a whole database passes.
+void expect_verified(const std::filesystem::path& dir) {
+  auto db = Database::open(dir);
+  ASSERT_TRUE(db) << db.error().message();
+  VerifyOptions opt;
+  opt.threads = 2;
+  auto rep = verify(**db, opt);
+  ASSERT_TRUE(rep) << rep.error().message();
+  EXPECT_TRUE(rep->ok) << (rep->failure ? rep->failure->message : "");
+}
+
 bool same(const probe::ChessValue& a, const probe::ChessValue& b) {
   return a.status == b.status && a.wdl == b.wdl && a.dtz == b.dtz && a.has_dtm == b.has_dtm &&
          (!a.has_dtm || a.dtm == b.dtm) && a.outcome == b.outcome;
@@ -145,15 +156,7 @@ TEST_F(ChessClassHalves, EveryProbeAgreesWithEitherHalfStoredAsClasses) {
 }
 
 TEST_F(ChessClassHalves, TheVerifierRestoresTheClassesAndAgreesWithTheStatistics) {
-  for (std::size_t k = 0; k < kChoices.size(); ++k) {
-    auto db = Database::open(path(k));
-    ASSERT_TRUE(db) << db.error().message();
-    VerifyOptions opt;
-    opt.threads = 2;
-    auto rep = verify(**db, opt);
-    ASSERT_TRUE(rep) << rep.error().message();
-    EXPECT_TRUE(rep->ok) << (rep->failure ? rep->failure->message : "");
-  }
+  for (std::size_t k = 0; k < kChoices.size(); ++k) expect_verified(path(k));
 }
 
 // A class that is not the class of the position's value, and a byte that is no class at all,
@@ -222,13 +225,7 @@ TEST_F(ChessClassHalves, RecompressGivesTablesAClassHalf) {
     EXPECT_EQ(r.class_half_before, "none") << r.name;
     EXPECT_EQ(r.class_half_after == "none", r.name.ends_with(".dtm")) << r.name;
   }
-  auto db = Database::open(copy);
-  ASSERT_TRUE(db) << db.error().message();
-  VerifyOptions vo;
-  vo.threads = 2;
-  auto verified = verify(**db, vo);
-  ASSERT_TRUE(verified) << verified.error().message();
-  EXPECT_TRUE(verified->ok) << (verified->failure ? verified->failure->message : "");
+  expect_verified(copy);
   probe::Value err;
   auto p = probe::Prober::open(copy.string(), {}, &err);
   ASSERT_NE(p, nullptr) << err.message;

@@ -464,6 +464,8 @@ TEST(SegmentFar, FarValuesRoundTripAndDamageIsRefused) {
   ASSERT_TRUE(pr);
   EXPECT_EQ((*pr)->version(), 2u);
   EXPECT_TRUE((*pr)->far().empty());
+  EXPECT_EQ((*pr)->class_half(), ClassHalf::none);  // no entry a class (SegmentClassHalves)
+  EXPECT_FALSE((*pr)->class_only(0));
 
   // A flipped byte in a row, or a truncated section: refused on open, naming the section.
   const std::uint64_t size = std::filesystem::file_size(dir / "s.rseg");
@@ -506,14 +508,6 @@ TEST(SegmentClassHalves, TheHalfRoundTripsAndNamesItsEntries) {
     ASSERT_TRUE((*r)->read_all(all, 2));
     EXPECT_EQ(all, data);
   }
-  // Without one: version 2, no entry a class.
-  auto plain = write_segment(dir / "p.rseg", info(data.size(), 4096), data, {3, 2});
-  ASSERT_TRUE(plain);
-  auto pr = SegmentReader::open(dir / "p.rseg");
-  ASSERT_TRUE(pr);
-  EXPECT_EQ((*pr)->class_half(), ClassHalf::none);
-  EXPECT_FALSE((*pr)->class_only(0));
-
   // Both flags: a damaged header, refused.
   std::string bytes = io::read_file(dir / "s.rseg").value();
   SegmentHeader h;
