@@ -84,10 +84,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
       auto classes = (*game)->class_bytes(rec.name);
       if (!classes) return std::move(classes).error();
       if (*classes) {
-        half = opt.class_half == format::ClassHalfChoice::lower ? format::ClassHalf::lower
-               : opt.class_half == format::ClassHalfChoice::upper
-                   ? format::ClassHalf::upper
-                   : format::choose_class_half(values->span(), **classes);
+        half = format::resolve_class_half(opt.class_half, values->span(), **classes);
         format::store_class_half(values->span(), half, **classes, opt.threads);
       }
     }

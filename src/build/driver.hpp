@@ -751,10 +751,7 @@ class Driver {
       if (req_.class_half != format::ClassHalfChoice::none && g.drops_distances(Seg(s)) &&
           entries > 0 && entries % 2 == 0) {
         const auto classes = class_bytes(g, Seg(s));
-        half = req_.class_half == format::ClassHalfChoice::lower ? format::ClassHalf::lower
-               : req_.class_half == format::ClassHalfChoice::upper
-                   ? format::ClassHalf::upper
-                   : format::choose_class_half(values, classes);
+        half = format::resolve_class_half(req_.class_half, values, classes);
         format::store_class_half(values, half, classes, threads);
       }
     }

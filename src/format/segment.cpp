@@ -107,6 +107,21 @@ ClassHalf choose_class_half(std::span<const std::uint8_t> data,
   return h ? ClassHalf::upper : ClassHalf::lower;
 }
 
+ClassHalf resolve_class_half(ClassHalfChoice choice, std::span<const std::uint8_t> data,
+                             const std::array<std::uint8_t, 256>& classes) {
+  switch (choice) {
+    case ClassHalfChoice::none:
+      return ClassHalf::none;
+    case ClassHalfChoice::lower:
+      return ClassHalf::lower;
+    case ClassHalfChoice::upper:
+      return ClassHalf::upper;
+    case ClassHalfChoice::automatic:
+      break;
+  }
+  return choose_class_half(data, classes);
+}
+
 void store_class_half(std::span<std::uint8_t> data, ClassHalf half,
                       const std::array<std::uint8_t, 256>& classes, int threads) {
   if (half == ClassHalf::none) return;

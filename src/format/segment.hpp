@@ -205,6 +205,9 @@ Result<ClassHalfChoice> parse_class_half_choice(std::string_view text);
 // by less than 1%. Reentrant.
 ClassHalf choose_class_half(std::span<const std::uint8_t> data,
                             const std::array<std::uint8_t, 256>& classes);
+// The half `choice` names: lower or upper as asked, choose_class_half's for automatic, none.
+ClassHalf resolve_class_half(ClassHalfChoice choice, std::span<const std::uint8_t> data,
+                             const std::array<std::uint8_t, 256>& classes);
 // Puts classes[b] in place of every byte b of `half` of `data`, with `threads` threads.
 void store_class_half(std::span<std::uint8_t> data, ClassHalf half,
                       const std::array<std::uint8_t, 256>& classes, int threads);
