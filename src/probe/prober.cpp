@@ -171,6 +171,16 @@ Value Prober::Impl::byte(int slot, std::uint64_t index, Read how) const {
   return v;
 }
 
+void Prober::Impl::prefetch(int slot, std::uint64_t index) const {
+  Slot& s = *slots[static_cast<std::size_t>(slot)];
+  const format::SegmentReader* r = s.reader.load(std::memory_order_acquire);
+  if (!r || index >= r->info().entries) return;  // not open yet: byte() will open it
+  const std::uint32_t be = r->info().block_entries;
+  const std::uint64_t at = r->position(index);
+  cache->prefetch((static_cast<std::uint64_t>(slot) << 40) | at / be,
+                  static_cast<std::uint32_t>(at % be));
+}
+
 void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Value> out) const {
   // Sorted by where the entries lie in their files, so that each block is read once.
   for (auto& t : todo) {

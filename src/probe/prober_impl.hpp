@@ -71,6 +71,16 @@ class BlockCache {
     return success(v);
   }
 
+  // Asks the processor to fetch the byte at `offset` of block `key` if the block is cached, and
+  // does nothing else (no LRU update, no load): a caller that knows its next reads issues them
+  // all first, so that their cache misses overlap instead of following one another.
+  void prefetch(std::uint64_t key, std::uint32_t offset) {
+    Shard& s = shard(key);
+    std::lock_guard lock(s.mu);
+    if (auto it = s.map.find(key); it != s.map.end())
+      __builtin_prefetch(it->second->data.data() + offset);
+  }
+
   // Several offsets of one block under one lock (batches).
   template <class Load>
   void bytes(std::uint64_t key, std::span<const std::uint32_t> offsets, std::span<Value*> out,
@@ -159,10 +169,20 @@ struct Prober::Impl {
   enum class Read { byte, value, marked };
   // Entry `index` of slot `slot`, through the cache.
   Value byte(int slot, std::uint64_t index, Read how = Read::value) const;
-  // byte() as a probe::Reader, for locators and games that derive values from stored ones.
-  auto byte_reader() const {
-    return [this](int slot, std::uint64_t index) { return byte(slot, index, Read::marked); };
-  }
+  // Where the next byte() of (slot, index) will read, fetched into the processor's cache if its
+  // block is cached (a hint: nothing happens otherwise).
+  void prefetch(int slot, std::uint64_t index) const;
+  // byte() as a probe::Reader, for locators and games that derive values from stored ones; its
+  // prefetch() lets a game that reads many entries at once (a search over a position's moves)
+  // announce them first.
+  struct ByteReader {
+    const Impl* impl;
+    Value operator()(int slot, std::uint64_t index) const {
+      return impl->byte(slot, index, Read::marked);
+    }
+    void prefetch(int slot, std::uint64_t index) const { impl->prefetch(slot, index); }
+  };
+  ByteReader byte_reader() const { return {this}; }
 
   // A located position's value: exact, or the stored byte decoded.
   template <class Decode>

@@ -74,6 +74,11 @@ inline constexpr Need kWdlOnly{false, false};
 // value where there is one, probe::kClassOnly set where the entry holds only its class).
 template <class Read>
 probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read, Need need = {});
+namespace detail {
+template <class Read>
+probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const chess::Tables::Where& w,
+                              Read&& read, Need need);
+}  // namespace detail
 
 // The outcome under the position's 50-move counter: 1, 0 or -1.
 inline int outcome(int wdl, int dtz, int counter) {
@@ -84,13 +89,30 @@ inline int outcome(int wdl, int dtz, int counter) {
 
 template <class Read>
 probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read, Need need) {
+  Tables::Where w;
+  if (b.ep < 0) {
+    if (const probe::Value where = t.locate(b, &w); !where) {
+      probe::ChessValue v;
+      v.status = where.status;
+      v.message = where.message;
+      return v;
+    }
+  }
+  return detail::evaluate_at(t, b, w, read, need);
+}
+
+namespace detail {
+
+// evaluate() of b, already located at w where b.ep < 0.
+template <class Read>
+probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const chess::Tables::Where& w,
+                              Read&& read, Need need) {
   probe::ChessValue v;
   auto fail = [&](probe::Status s, std::string msg) {
     v.status = s;
     v.message = std::move(msg);
     return v;
   };
-  Tables::Where w;  // where a stored position lives
   // The stored DTM of the position at w, where there is one and the caller needs it.
   auto read_dtm = [&]() -> probe::Value {
     if (w.dtm_slot < 0 || !need.dtm) return {};
@@ -103,9 +125,8 @@ probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read, Need ne
     return {};
   };
   bool stored_class = false;
+  int stored_wdl = draw;  // the class stored there
   if (b.ep < 0) {
-    const probe::Value where = t.locate(b, &w);
-    if (!where) return fail(where.status, where.message);
     if (w.kings_only) {
       v.outcome = 0;
       return v;
@@ -123,45 +144,83 @@ probe::ChessValue evaluate(const Tables& t, const Board& b, Read&& read, Need ne
       return v;
     }
     stored_class = true;
+    stored_wdl = d.wdl;
   }
   // Not stored (an en-passant right) or stored as a class: the best over the legal moves (the
   // en-passant capture included). A conversion's child counts by its class alone.
+  // Zeroing moves come first: where the stored class is a win, cursed or not, a zeroing move
+  // that keeps it gives the shortest distance the class allows (1 or 101 plies), and the search
+  // stops there (a probe of the side that can capture or push reads one child, not all).
+  std::array<Move, 256> moves;  // a legal position has at most 218
+  int n = 0, zeroing_moves = 0;
+  for_each_legal_move(b, [&](const Move& m) {
+    moves[static_cast<std::size_t>(n++)] = m;
+    if (m.capture || type_of(b.piece[m.from]) == pawn)
+      std::swap(moves[static_cast<std::size_t>(zeroing_moves++)],
+                moves[static_cast<std::size_t>(n - 1)]);
+  });
+  // Stored as a class, this position's DTM is stored: its children's are not needed.
+  const bool child_dtm = need.dtm && !stored_class;
   Best dtz(false), dtm(true);
   bool all_dtm = true;
-  int moves = 0;
-  std::optional<probe::ChessValue> error;
-  for_each_legal_move(b, [&](const Move& m) {
-    if (error) return;
-    ++moves;
-    const bool zeroing = m.capture || type_of(b.piece[m.from]) == pawn;
-    const Board c = normalized(play(b, m));
-    // A conversion counts by its child's class. Stored as a class, this position's DTM is
-    // stored: its children's are not needed.
-    const probe::ChessValue cv = evaluate(t, c, read, Need{!zeroing, need.dtm && !stored_class});
-    if (!cv) {
-      error = cv;
-      return;
+  // Where each child lives: none where it has an en-passant right or its locate failed.
+  std::array<std::optional<chess::Tables::Where>, 256> spots;
+  // Folds moves [from, to): every child located and its entries prefetched first, so that the
+  // reads' cache misses overlap, then read in turn. Returns an error, or an ok value where the
+  // fold can get no better, or nothing.
+  auto fold = [&](int from, int to) -> std::optional<probe::ChessValue> {
+    for (int i = from; i < to; ++i) {
+      const Board c = normalized(play(b, moves[static_cast<std::size_t>(i)]));
+      auto& sp = spots[static_cast<std::size_t>(i)];
+      sp.reset();
+      chess::Tables::Where cw;
+      if (c.ep >= 0 || !t.locate(c, &cw)) continue;
+      sp = cw;
+      if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
+        if (cw.kings_only) continue;
+        read.prefetch(cw.dtz_slot, cw.index);
+        if (child_dtm && cw.dtm_slot >= 0) read.prefetch(cw.dtm_slot, cw.index);
+      }
     }
-    // Back to bytes of the child's mover's view, folded as the verifier folds them.
-    const int zb = cv.wdl == draw ? 0 : cv.wdl > 0 ? 2 * cv.dtz + 1 : 2 * -cv.dtz + 2;
-    dtz.add(zb, zeroing);
-    if (!cv.has_dtm && cv.wdl != draw) all_dtm = false;
-    dtm.add(cv.has_dtm ? encode_dtm(cv.dtm) : 0, zeroing);
-  });
-  if (error) return *error;
-  const int z = moves ? dtz.value() : (in_check(b, b.side) ? 2 : 0);
+    for (int i = from; i < to; ++i) {
+      const bool zeroing = i < zeroing_moves;
+      const Board c = normalized(play(b, moves[static_cast<std::size_t>(i)]));
+      const auto& sp = spots[static_cast<std::size_t>(i)];
+      // A conversion counts by its child's class. Without a spot: an en-passant right, or
+      // the error of its locate again.
+      const Need cn{!zeroing, child_dtm};
+      const probe::ChessValue cv = sp ? evaluate_at(t, c, *sp, read, cn) : evaluate(t, c, read, cn);
+      if (!cv) return cv;
+      // Back to bytes of the child's mover's view, folded as the verifier folds them.
+      const int zb = cv.wdl == draw ? 0 : cv.wdl > 0 ? 2 * cv.dtz + 1 : 2 * -cv.dtz + 2;
+      dtz.add(zb, zeroing);
+      if (!cv.has_dtm && cv.wdl != draw) all_dtm = false;
+      dtm.add(cv.has_dtm ? encode_dtm(cv.dtm) : 0, zeroing);
+      if (zeroing && (stored_wdl == win || stored_wdl == cursed_win) && -cv.wdl == stored_wdl) {
+        probe::ChessValue done;  // the DTM comes from its own segment
+        return done;
+      }
+    }
+    return std::nullopt;
+  };
+  auto r = fold(0, zeroing_moves);
+  if (!r) r = fold(zeroing_moves, n);
+  if (r && !*r) return *r;  // an error
+  const int z = n ? dtz.value() : (in_check(b, b.side) ? 2 : 0);
   const Dtz d = decode_dtz(z);
   v.wdl = d.wdl;
   v.dtz = d.dtz;
   if (stored_class) {
     if (const probe::Value m = read_dtm(); !m) return fail(m.status, m.message);
-  } else if (const int mb = moves ? dtm.value() : z ? kMatedDtm : 0; all_dtm && mb && need.dtm) {
+  } else if (const int mb = n ? dtm.value() : z ? kMatedDtm : 0; all_dtm && mb && need.dtm) {
     v.has_dtm = true;
     v.dtm = *decode_dtm(mb);
   }
   v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
   return v;
 }
+
+}  // namespace detail
 
 // A move's values from the mover's view, from the values of the position it leads to.
 inline probe::ChessValue mover_view(const probe::ChessValue& child, bool zeroing, int counter) {
