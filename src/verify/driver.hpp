@@ -243,11 +243,20 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       f.wrong_positions = wrong;
       return f;
     };
+    // Every position is checked, also after a wrong one: the failure then names a position whose
+    // own value is wrong, not one of its parents (which disagree with their moves too).
+    std::vector<std::vector<std::uint64_t>> wrong_in(blocks);
+    const std::size_t listed_per_block =
+        std::max<std::size_t>(16, kListed / std::max<std::uint64_t>(1, blocks));
+    std::atomic<std::uint64_t> wrong{0};
     // A class half (docs/FORMAT.md, "Class halves") holds classes where values were: each such
     // entry's value is the best over its moves, whose children lie in the other half (stored in
     // full) or in other segments (read by their classes, which is all a conversion reads). The
     // value is put back where its class is the stored one; an entry whose class disagrees keeps
-    // its class byte, so that the check below reports it (and its parents) as wrong.
+    // its class byte and is wrong, and its parents then disagree with their moves below. The
+    // check below skips the class entries: it would compute the same value from the same
+    // children again (the restore changes only this half, which none of them lies in).
+    bool skip_class_entries = false;
     if (reader->class_half() != format::ClassHalf::none) {
       if constexpr (HasClassHalves<G>) {
         std::uint8_t* const mutable_self = loaded[id(s)].data();
@@ -255,32 +264,37 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
         const std::uint64_t lo = reader->class_half() == format::ClassHalf::lower ? 0 : half;
         constexpr std::uint64_t kChunk = 1 << 16;
         const std::uint64_t chunks = (half + kChunk - 1) / kChunk;
+        std::vector<std::vector<std::uint64_t>> unrestored(chunks);  // ascending per chunk
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
         for (std::uint64_t c = 0; c < chunks; ++c) {
           const std::uint64_t begin = lo + c * kChunk, end = std::min(lo + half, begin + kChunk);
           auto p = g.unrank(s, begin);
+          std::uint64_t here = 0;
           for (std::uint64_t i = begin; i < end; ++i) {
             if (i > begin) g.next(s, p);
             if (!reader->class_only(i)) continue;  // a far value: stored in full
             const int v = D::verify_value(g, s, p, ctx, values);
             const auto byte = static_cast<std::uint8_t>(v);
             if (decode_value(kind, byte) == v &&
-                g.class_of(s, v) == decode_value(kind, mutable_self[i]))
+                g.class_of(s, v) == decode_value(kind, mutable_self[i])) {
               mutable_self[i] = byte;
+            } else {
+              if (unrestored[c].size() < listed_per_block) unrestored[c].push_back(i);
+              ++here;
+            }
           }
+          if (here) wrong.fetch_add(here, std::memory_order_relaxed);
         }
+        for (const auto& u : unrestored)
+          for (std::uint64_t i : u)
+            if (wrong_in[i / block].size() < listed_per_block) wrong_in[i / block].push_back(i);
+        skip_class_entries = true;
       } else {
         return fail(plain(sname, fmt::format("{} {} stores a class half, which {} segments "
                                              "cannot have (a damaged header?)",
                                              nouns.segment, sname, G::kName)));
       }
     }
-    // Every position is checked, also after a wrong one: the failure then names a position whose
-    // own value is wrong, not one of its parents (which disagree with their moves too).
-    std::vector<std::vector<std::uint64_t>> wrong_in(blocks);
-    const std::size_t listed_per_block =
-        std::max<std::size_t>(16, kListed / std::max<std::uint64_t>(1, blocks));
-    std::atomic<std::uint64_t> wrong{0};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
     for (std::uint64_t b = 0; b < blocks; ++b) {
       const std::uint64_t begin = b * block, end = std::min(size, begin + block);
@@ -288,6 +302,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       std::uint64_t here = 0;
       for (std::uint64_t i = begin; i < end; ++i) {
         if (i > begin) g.next(s, p);
+        if (skip_class_entries && reader->class_only(i)) continue;  // checked as restored
         if (stored_value(s, i) != D::verify_value(g, s, p, ctx, values)) {
           if (wrong_in[b].size() < listed_per_block) wrong_in[b].push_back(i);
           ++here;
@@ -298,7 +313,10 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     }
     if (const std::uint64_t count = wrong.load(); count > 0) {
       std::vector<std::uint64_t> listed;  // ascending: blocks in order, each in index order
-      for (auto& w : wrong_in) listed.insert(listed.end(), w.begin(), w.end());
+      for (auto& w : wrong_in) {
+        std::sort(w.begin(), w.end());  // class entries' come first from the restore
+        listed.insert(listed.end(), w.begin(), w.end());
+      }
       // Suspects: listed positions none of whose children in this segment is listed, so their
       // own value must be wrong (their parents disagree too, but only through them). One wrong
       // value makes exactly one suspect; a damaged block, suspects mostly in that block. The
