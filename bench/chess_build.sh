@@ -2,7 +2,8 @@
 # Macro benchmark of the chess generator: for each named table, the time to build it with its
 # sub-tables already built (the tables its captures and promotions lead to), first WDL + DTZ, then
 # DTM on top, each as its own process; per table and metric: positions (index x 2 sides), wall
-# seconds, peak RSS, bytes on disk, bits per position. The sub-tables are built first, untimed
+# seconds, peak RSS, bytes on disk, bits per position, and the seconds of the segments' kernels
+# alone (the generation, without reading sub-tables, statistics and compression). The sub-tables are built first, untimed
 # per table but reported as a whole. A fixed reference workload (Awari 0..13 stones, one thread)
 # is timed beside it, since this machine class varies in speed from day to day.
 # Usage: bench/chess_build.sh [TABLE ...] (default: KQRvKR KRPvKR)
@@ -59,7 +60,8 @@ fi
 
 tables=("$@")
 [ ${#tables[@]} -gt 0 ] || tables=(KQRvKR KRPvKR)
-printf '%-10s %-8s %14s %9s %11s %11s %9s\n' table metric positions seconds "peak RSS" "on disk" bits/pos
+printf '%-10s %-8s %14s %9s %11s %11s %9s %9s\n' table metric positions seconds "peak RSS" "on disk" \
+  bits/pos kernel-s
 for t in "${tables[@]}"; do
   for metrics in ${METRICS:-wdl,dtz dtm}; do
     # The sub-tables (and, the first time, the table itself), then the table alone, timed.
@@ -74,8 +76,9 @@ segs = [s for s in j['segments'] if not s['skipped']]
 pos = sum(s['positions'] for s in segs)
 size = sum(s['file_bytes'] for s in segs)
 name = 'WDL+DTZ' if sys.argv[3] == 'wdl,dtz' else 'DTM'
+kernel = sum(s.get('kernel_seconds', 0) for s in segs)
 print(f"{sys.argv[2]:<10} {name:<8} {pos:>14,} {float(sys.argv[4]):>9.2f} {sys.argv[5]:>11} "
-      f"{size / 2**20:>7.2f} MiB {8 * size / max(pos, 1):>9.3f}")
+      f"{size / 2**20:>7.2f} MiB {8 * size / max(pos, 1):>9.3f} {kernel:>9.2f}")
 PY
   done
 done

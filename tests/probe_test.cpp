@@ -18,6 +18,7 @@
 #include "src/games/chess/solver.hpp"
 #include "src/games/xiangqi/module.hpp"
 #include "src/io/file.hpp"
+#include "src/probe/prober_impl.hpp"
 #include "test_util.hpp"
 
 namespace retra {
@@ -430,6 +431,31 @@ TEST_F(Probe, ChessBitboardsFensRootsAndTheCAbi) {
       retra_chess_probe_wdl(awari, 1, 1ull << 63, 1 | 1ull << 63, 0, 0, 0, 0, 0, 0, 0, 1, &wdl),
       RETRA_WRONG_GAME);
   EXPECT_EQ(retra_close(awari), RETRA_OK);
+}
+
+// A prefetch is a hint: it neither loads a block nor counts as a lookup, and the next read of
+// the byte is the usual hit or miss.
+TEST(BlockCache, APrefetchIsOnlyAHint) {
+  probe::detail::BlockCache cache(std::size_t{1} << 20);
+  int loads = 0;
+  auto load = [&](std::vector<std::uint8_t>& out) {
+    ++loads;
+    out.assign(4096, 0);
+    out[17] = 42;
+    return Status::ok;
+  };
+  cache.prefetch(7, 17);  // not cached: nothing happens
+  EXPECT_EQ(loads, 0);
+  EXPECT_EQ(cache.stats().misses + cache.stats().hits, 0u);
+  EXPECT_EQ(cache.stats().bytes, 0u);
+  EXPECT_EQ(cache.byte(7, 17, load).value, 42);
+  EXPECT_EQ(loads, 1);
+  cache.prefetch(7, 17);  // cached: still no lookup counted
+  EXPECT_EQ(cache.stats().hits, 0u);
+  EXPECT_EQ(cache.byte(7, 17, load).value, 42);
+  EXPECT_EQ(loads, 1);
+  EXPECT_EQ(cache.stats().hits, 1u);
+  EXPECT_EQ(cache.stats().misses, 1u);
 }
 
 TEST_F(Probe, CorruptedBlockIsAnErrorNotAValue) {
