@@ -3,9 +3,10 @@
 # sub-tables already built (the tables its captures and promotions lead to), first WDL + DTZ, then
 # DTM on top, each as its own process; per table and metric: positions (index x 2 sides), wall
 # seconds, peak RSS, bytes on disk, bits per position, and the seconds of the segments' kernels
-# alone (the generation, without reading sub-tables, statistics and compression). The sub-tables are built first, untimed
-# per table but reported as a whole. A fixed reference workload (Awari 0..13 stones, one thread)
-# is timed beside it, since this machine class varies in speed from day to day.
+# alone (the generation, without reading sub-tables, statistics and compression). The sub-tables
+# are built first, untimed per table but reported as a whole. A fixed reference workload (Awari
+# 0..13 stones, one thread) is timed beside it, since this machine class varies in speed from day
+# to day.
 # Usage: bench/chess_build.sh [TABLE ...] (default: KQRvKR KRPvKR)
 #        bench/chess_build.sh --pieces 3-5   (the whole set, one process; all three metrics
 #                                             unless METRICS names some, e.g. METRICS=wdl,dtz)

@@ -314,7 +314,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     if (const std::uint64_t count = wrong.load(); count > 0) {
       std::vector<std::uint64_t> listed;  // ascending: blocks in order, each in index order
       for (auto& w : wrong_in) {
-        std::sort(w.begin(), w.end());  // class entries' come first from the restore
+        std::sort(w.begin(), w.end());  // the restore listed its class entries first
         listed.insert(listed.end(), w.begin(), w.end());
       }
       // Suspects: listed positions none of whose children in this segment is listed, so their
