@@ -160,8 +160,7 @@ Value Prober::Impl::byte(int slot, std::uint64_t index, Read how) const {
   const std::uint32_t be = r->info().block_entries;
   const std::uint64_t at = r->position(index);  // blocks follow the file's entry order
   const std::uint64_t block = at / be;
-  Value v = cache->byte((static_cast<std::uint64_t>(slot) << 40) | block,
-                        static_cast<std::uint32_t>(at % be),
+  Value v = cache->byte(cache_key(slot, block), static_cast<std::uint32_t>(at % be),
                         [&](std::vector<std::uint8_t>& out) { return load(*r, block, out); });
   if (v.status != Status::ok) return v;
   v.value = r->entry_value(index, static_cast<std::uint8_t>(v.value));
@@ -177,8 +176,7 @@ void Prober::Impl::prefetch(int slot, std::uint64_t index) const {
   if (!r || index >= r->info().entries) return;  // not open yet: byte() will open it
   const std::uint32_t be = r->info().block_entries;
   const std::uint64_t at = r->position(index);
-  cache->prefetch((static_cast<std::uint64_t>(slot) << 40) | at / be,
-                  static_cast<std::uint32_t>(at % be));
+  cache->prefetch(cache_key(slot, at / be), static_cast<std::uint32_t>(at % be));
 }
 
 void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Value> out) const {
@@ -218,7 +216,7 @@ void Prober::Impl::read_sorted(std::vector<detail::Located>& todo, std::span<Val
       dest.push_back(&out[todo[j].out]);
     }
     if (!offsets.empty())
-      cache->bytes((static_cast<std::uint64_t>(todo[i].slot) << 40) | block, offsets, dest,
+      cache->bytes(cache_key(todo[i].slot, block), offsets, dest,
                    [&](std::vector<std::uint8_t>& b) { return load(*r, block, b); });
     if (r->rules_filled())
       for (std::size_t k = i; k < j; ++k) {

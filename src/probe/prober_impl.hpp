@@ -161,6 +161,10 @@ struct Prober::Impl {
   std::unique_ptr<detail::BlockCache> cache;
 
   const format::SegmentReader* reader(Slot& s, Value* err) const;
+  // The block cache's key of block `block` (in the file's order) of slot `slot`.
+  static std::uint64_t cache_key(int slot, std::uint64_t block) {
+    return static_cast<std::uint64_t>(slot) << 40 | block;
+  }
   Status load(const format::SegmentReader& r, std::uint64_t block,
               std::vector<std::uint8_t>& out) const;
   // What byte() gives: the entry's byte (its class where the value is far, for decoders of one

@@ -254,9 +254,9 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     // full) or in other segments (read by their classes, which is all a conversion reads). The
     // value is put back where its class is the stored one; an entry whose class disagrees keeps
     // its class byte and is wrong, and its parents then disagree with their moves below. The
-    // check below skips the class entries: it would compute the same value from the same
-    // children again (the restore changes only this half, which none of them lies in).
-    bool skip_class_entries = false;
+    // check below skips the class entries (class_only() is false in segments without a class
+    // half): it would compute the same value from the same children again (the restore changes
+    // only this half, which none of them lies in).
     if (reader->class_half() != format::ClassHalf::none) {
       if constexpr (HasClassHalves<G>) {
         std::uint8_t* const mutable_self = loaded[id(s)].data();
@@ -288,7 +288,6 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
         for (const auto& u : unrestored)
           for (std::uint64_t i : u)
             if (wrong_in[i / block].size() < listed_per_block) wrong_in[i / block].push_back(i);
-        skip_class_entries = true;
       } else {
         return fail(plain(sname, fmt::format("{} {} stores a class half, which {} segments "
                                              "cannot have (a damaged header?)",
@@ -302,7 +301,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       std::uint64_t here = 0;
       for (std::uint64_t i = begin; i < end; ++i) {
         if (i > begin) g.next(s, p);
-        if (skip_class_entries && reader->class_only(i)) continue;  // checked as restored
+        if (reader->class_only(i)) continue;  // checked by the restore
         if (stored_value(s, i) != D::verify_value(g, s, p, ctx, values)) {
           if (wrong_in[b].size() < listed_per_block) wrong_in[b].push_back(i);
           ++here;

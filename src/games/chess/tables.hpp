@@ -184,6 +184,7 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
     }
     for (int i = from; i < to; ++i) {
       const bool zeroing = i < zeroing_moves;
+      // Played again rather than kept: a board per move would be 20 KB of stack to clear.
       const Board c = normalized(play(b, moves[static_cast<std::size_t>(i)]));
       const auto& sp = spots[static_cast<std::size_t>(i)];
       // A conversion counts by its child's class. Without a spot: an en-passant right, or
