@@ -298,10 +298,18 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     for (std::uint64_t b = 0; b < blocks; ++b) {
       const std::uint64_t begin = b * block, end = std::min(size, begin + block);
       auto p = g.unrank(s, begin);
+      std::uint64_t at = begin;  // the index p shows
       std::uint64_t here = 0;
       for (std::uint64_t i = begin; i < end; ++i) {
-        if (i > begin) g.next(s, p);
-        if (reader->class_only(i)) continue;  // checked by the restore
+        // Class entries were checked by the restore. p skips them too: stepping over a class
+        // half position by position cost as much as a third of a segment's check.
+        if (reader->class_only(i)) continue;
+        if (i - at > 16) {
+          p = g.unrank(s, i);
+        } else {
+          for (; at < i; ++at) g.next(s, p);
+        }
+        at = i;
         if (stored_value(s, i) != D::verify_value(g, s, p, ctx, values)) {
           if (wrong_in[b].size() < listed_per_block) wrong_in[b].push_back(i);
           ++here;
