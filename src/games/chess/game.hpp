@@ -135,9 +135,12 @@ class Game {
   int virtual_value(int s, std::uint64_t packed, const Lower& lower) const;
 
   bool packable(int) const { return true; }
-  std::uint64_t pack(int s, const Position& p) const {
+  // Every slot, not only the segment's n: no table lookup and no loop bound per parent (the
+  // kernels pack each predecessor). unpack reads only n slots, so whatever a slot past n holds
+  // never matters; 1 + 6 * kMaxPieces bits stay clear of the kernels' flag bit.
+  std::uint64_t pack(int, const Position& p) const {
     std::uint64_t bits = p.side;
-    for (int i = 0; i < table(s).n; ++i) bits |= std::uint64_t{p.sq[i]} << (1 + 6 * i);
+    for (int i = 0; i < kMaxPieces; ++i) bits |= std::uint64_t{p.sq[i]} << (1 + 6 * i);
     return bits;
   }
   Position unpack(int s, std::uint64_t bits) const {
