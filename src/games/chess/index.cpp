@@ -313,7 +313,7 @@ void Indexer::pawn_codes(const std::uint8_t* sq, std::uint32_t* code, std::uint3
   for (std::size_t c = 0; c < classes_.size(); ++c) {
     const int k = classes_[c].count;
     const std::uint8_t* const s = sq + classes_[c].first_slot;
-    // One or two pawns of a class (every table up to six pieces but KPPPvKP's): the colex ranks
+    // One or two pawns of a class (all but three or more pawns of one colour): the colex ranks
     // in closed form, C(a, 1) = a and C(b, 2) = b (b - 1) / 2, without rank_combination's sort.
     // Every rank in a pawn table comes here, and the general path was most of a rank's time.
     if (k == 1) {
