@@ -323,16 +323,17 @@ void Indexer::pawn_codes(const std::uint8_t* sq, std::uint32_t* code, std::uint3
       continue;
     }
     if (k == 2) {
+      const auto pair = [](std::uint32_t lo, std::uint32_t hi) { return lo + hi * (hi - 1) / 2; };
       const auto x = static_cast<std::uint32_t>(file_of(s[0]));
       const auto y = static_cast<std::uint32_t>(file_of(s[1]));
-      const std::uint32_t a = std::min(x, y), b = std::max(x, y);  // the mirror's: 7-b, 7-a
-      *code += (a + b * (b - 1) / 2) * code_radix_[c];
-      *mcode += ((7 - b) + (7 - a) * (6 - a) / 2) * code_radix_[c];
+      const std::uint32_t a = std::min(x, y), b = std::max(x, y);
+      *code += pair(a, b) * code_radix_[c];
+      *mcode += pair(7 - b, 7 - a) * code_radix_[c];  // the mirror image's files, ascending
       continue;
     }
     std::uint8_t f[kMaxPieces], m[kMaxPieces];
     for (int i = 0; i < k; ++i) {
-      f[i] = static_cast<std::uint8_t>(file_of(sq[classes_[c].first_slot + i]));
+      f[i] = static_cast<std::uint8_t>(file_of(s[i]));
       m[i] = static_cast<std::uint8_t>(7 - f[i]);
     }
     *code += static_cast<std::uint32_t>(rank_combination(f, k, 0)) * code_radix_[c];
