@@ -3,17 +3,27 @@
 # in the release build (slow ones included), then again with asserts on under AddressSanitizer +
 # UBSan (slow tests excluded), then the kernel, block cache, database and probe tests under
 # ThreadSanitizer, and fuzzes every libFuzzer target briefly (scripts/fuzz.sh; the corpus and
-# crash inputs are replayed by the suite itself). Exits non-zero on the first failure.
+# crash inputs are replayed by the suite itself). Exits non-zero on the first failure. Prints
+# each phase's wall time at the end: CI gives the suite 25 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/check-format.sh
 jobs="$(nproc)"
-scripts/build.sh release
-ctest --preset release -j "$jobs"
-scripts/build.sh asan
-ctest --preset asan -j "$jobs"
-scripts/build.sh tsan
-ctest --preset tsan -j "$jobs"
-scripts/fuzz.sh "${RETRA_FUZZ_SECONDS:-20}"
+times=()
+phase() {  # phase NAME COMMAND...: runs the command and remembers its wall time
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  times+=("$(printf '  %-14s %5d s' "$name" $((SECONDS - start)))")
+}
+phase setup scripts/setup.sh
+phase format scripts/check-format.sh
+phase build-release scripts/build.sh release
+phase test-release ctest --preset release -j "$jobs"
+phase build-asan scripts/build.sh asan
+phase test-asan ctest --preset asan -j "$jobs"
+phase build-tsan scripts/build.sh tsan
+phase test-tsan ctest --preset tsan -j "$jobs"
+phase fuzz scripts/fuzz.sh "${RETRA_FUZZ_SECONDS:-20}"
+echo "test.sh: wall time per phase ($SECONDS s in all):"
+printf '%s\n' "${times[@]}"
 echo "test.sh: all tests passed (release + asan/ubsan with asserts + tsan + fuzzing)"

@@ -1,0 +1,220 @@
+// The backward kernel out of core (arrays in files, updates spilled) and over a cluster (ranks
+// as threads): the values and counts of the in-memory kernel on random graph games
+// (tests/backward_graph.hpp), killed and resumed included.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "backward_graph.hpp"
+#include "local_cluster.hpp"
+#include "src/build/out_of_core.hpp"
+#include "test_util.hpp"
+
+namespace retra {
+namespace {
+
+using namespace graph_test;
+
+// Out of core (files, partitions of one chunk, one resident per thread and one more, updates
+// spilled after every few): the values and counts of the in-memory kernel, for every kind, with
+// and without a kill at a level boundary.
+template <ValueKind K>
+void out_of_core_agrees(std::uint64_t seeds) {
+  const test::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const auto g = random_graph<K>(seed, 60 + seed * 11);
+    std::vector<std::uint8_t> want(g.quiet.size());
+    const auto clean = run_kernel(g, want, 1, nullptr);
+    ASSERT_TRUE(clean);
+    for (std::uint64_t batch : {std::uint64_t{16}, std::uint64_t{1} << 20}) {
+      const int threads = 1 + static_cast<int>((seed + batch) % 3);
+      auto store = builder::FileOutOfCore::create(dir.path() / "a", 64, batch);
+      ASSERT_TRUE(store) << store.error().message();
+      auto mapped = (*store)->array("values", g.quiet.size(), false);
+      ASSERT_TRUE(mapped);
+      std::fill(mapped->begin(), mapped->end(), std::uint8_t{0xEE});
+      std::vector<std::uint8_t> values(g.quiet.size());
+      // The kernel writes the mapped values; the test compares a copy.
+      kernels::BackwardOptions opt;
+      opt.threads = threads;
+      opt.chunk = 16;
+      opt.out_of_core = store->get();
+      const auto st = kernels::backward(
+          g, 0, *mapped, [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+      ASSERT_TRUE(st) << st.error().message();
+      std::copy(mapped->begin(), mapped->end(), values.begin());
+      ASSERT_EQ(values, want) << "seed " << seed << ", batch " << batch;
+      expect_same_counts(*st, *clean);
+      EXPECT_EQ(st->partitions, (g.quiet.size() + 15) / 16);
+      if (batch == 16 && st->predecessors > 0) {
+        EXPECT_GT(st->spilled_bytes, 0u);
+      }
+      // Killed at its third level boundary, resumed out of core: the same values.
+      MemoryCheckpoints ck;
+      ck.crash_at = 3;
+      std::vector<std::uint8_t> again(g.quiet.size());
+      auto other = builder::FileOutOfCore::create(dir.path() / "b", 64, batch);
+      ASSERT_TRUE(other);
+      if (run_kernel(g, again, threads, &ck, 0, other->get())) continue;  // fewer boundaries
+      other = builder::FileOutOfCore::create(dir.path() / "c", 64, batch);
+      ASSERT_TRUE(other);
+      ck.crash_at = 0;
+      const auto resumed = run_kernel(g, again, threads, &ck, 0, other->get());
+      ASSERT_TRUE(resumed) << resumed.error().message();
+      EXPECT_EQ(again, want) << "seed " << seed << " resumed";
+    }
+  }
+}
+
+TEST(BackwardOutOfCore, ScoreValuesEqualInMemory) { out_of_core_agrees<ValueKind::score>(20); }
+TEST(BackwardOutOfCore, DistanceToMateValuesEqualInMemory) {
+  out_of_core_agrees<ValueKind::dtm>(20);
+}
+TEST(BackwardOutOfCore, WinDrawLossValuesEqualInMemory) { out_of_core_agrees<ValueKind::wdl>(20); }
+TEST(BackwardOutOfCore, DistanceToZeroingValuesEqualInMemory) {
+  out_of_core_agrees<ValueKind::dtz>(20);
+}
+
+// Over a cluster (ranks as threads here, MPI ranks in the build): 1, 2, 3 and 7 ranks and more
+// ranks than chunks, each owning a range of whole chunks, rounds of 3 frontier entries so that
+// ranks need different numbers of rounds: every rank ends with the counts of the one-process
+// kernel and its values (shared), or rank 0 with all of them and the others with their own range
+// (gathered to rank 0).
+template <ValueKind K>
+void cluster_agrees(std::uint64_t seeds) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const auto g = random_graph<K>(seed, 60 + seed * 13);
+    std::vector<std::uint8_t> want(g.quiet.size());
+    const auto clean = run_kernel(g, want, 1, nullptr);
+    ASSERT_TRUE(clean);
+    const int chunks = static_cast<int>((g.quiet.size() + 15) / 16);
+    for (int ranks : {1, 2, 3, 7, chunks + 2}) {
+      std::vector<std::vector<std::uint8_t>> values(
+          static_cast<std::size_t>(ranks), std::vector<std::uint8_t>(g.quiet.size(), 0xEE));
+      std::vector<std::optional<Result<kernels::BackwardStats>>> stats(values.size());
+      test::run_ranks(ranks, [&](kernels::Cluster& c) {
+        const auto r = static_cast<std::size_t>(c.rank());
+        kernels::BackwardOptions opt;
+        opt.threads = 1 + static_cast<int>((seed + r) % 2);
+        opt.chunk = 16;
+        opt.cluster = &c;
+        opt.cluster_round = 3;
+        opt.cluster_share = seed % 2 == 0;
+        stats[r] = kernels::backward(
+            g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+      });
+      const std::size_t own =
+          (static_cast<std::size_t>(chunks) + static_cast<std::size_t>(ranks) - 1) /
+          static_cast<std::size_t>(ranks) * 16;
+      for (std::size_t r = 0; r < values.size(); ++r) {
+        ASSERT_TRUE(*stats[r]) << stats[r]->error().message();
+        if (r == 0 || seed % 2 == 0) {
+          ASSERT_EQ(values[r], want) << "seed " << seed << ", rank " << r << " of " << ranks;
+        } else {
+          const std::size_t b = std::min(want.size(), r * own), e = std::min(want.size(), b + own);
+          ASSERT_TRUE(std::equal(want.begin() + static_cast<std::ptrdiff_t>(b),
+                                 want.begin() + static_cast<std::ptrdiff_t>(e),
+                                 values[r].begin() + static_cast<std::ptrdiff_t>(b)))
+              << "seed " << seed << ", rank " << r << " of " << ranks << ": its own range";
+        }
+        expect_same_counts(**stats[r], *clean);
+        EXPECT_EQ((*stats[r])->partitions, static_cast<std::uint64_t>(ranks));
+      }
+    }
+  }
+}
+
+TEST(BackwardCluster, ScoreValuesEqualOneProcess) { cluster_agrees<ValueKind::score>(15); }
+TEST(BackwardCluster, DistanceToMateValuesEqualOneProcess) { cluster_agrees<ValueKind::dtm>(15); }
+TEST(BackwardCluster, WinDrawLossValuesEqualOneProcess) { cluster_agrees<ValueKind::wdl>(15); }
+TEST(BackwardCluster, DistanceToZeroingValuesEqualOneProcess) {
+  cluster_agrees<ValueKind::dtz>(15);
+}
+
+// Over a cluster every rank saves its own range at the same level boundaries; killed at any of
+// them, the ranks resume together and end with the one-process values; when one rank has lost
+// its state, all of them start over.
+TEST(BackwardCluster, RanksResumeTogether) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto g = random_graph<ValueKind::dtm>(seed, 80 + seed * 17);
+    std::vector<std::uint8_t> want(g.quiet.size());
+    ASSERT_TRUE(run_kernel(g, want, 1, nullptr));
+    const int ranks = 2 + static_cast<int>(seed % 2);
+    for (int crash_at = 1;; ++crash_at) {
+      std::vector<MemoryCheckpoints> ck(static_cast<std::size_t>(ranks));
+      std::vector<std::vector<std::uint8_t>> values(ck.size(),
+                                                    std::vector<std::uint8_t>(g.quiet.size()));
+      std::vector<std::optional<Result<kernels::BackwardStats>>> got(ck.size());
+      auto run = [&](bool lose_one) {
+        test::run_ranks(ranks, [&](kernels::Cluster& c) {
+          const auto r = static_cast<std::size_t>(c.rank());
+          if (lose_one && r == 1) ck[r].meta.reset();
+          std::fill(values[r].begin(), values[r].end(), std::uint8_t{0xCD});
+          kernels::BackwardOptions opt;
+          opt.chunk = 16;
+          opt.cluster = &c;
+          opt.cluster_round = 5;
+          opt.checkpoints = &ck[r];
+          got[r] = kernels::backward(
+              g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return g.exit_value[j]; },
+              opt);
+        });
+      };
+      for (auto& k : ck) k.crash_at = crash_at;
+      run(false);
+      if (*got[0]) {  // fewer boundaries than crash_at: nothing was killed
+        ASSERT_GT(crash_at, 1);
+        break;
+      }
+      for (std::size_t r = 0; r < ck.size(); ++r) {
+        ASSERT_FALSE(*got[r]) << "every rank stops at the same save";
+        ck[r].crash_at = 0;
+      }
+      const bool lose_one = crash_at % 3 == 0;
+      run(lose_one);
+      for (std::size_t r = 0; r < ck.size(); ++r) {
+        ASSERT_TRUE(*got[r]) << got[r]->error().message();
+        ASSERT_EQ(values[r], want) << "seed " << seed << " killed at save " << crash_at;
+        EXPECT_EQ((*got[r])->resumed_level >= 0, !lose_one) << "rank " << r;
+      }
+    }
+  }
+}
+
+// Spill files: appended pieces come back in order, in whole records, and a drained partition is
+// empty; the store's directory goes with it.
+TEST(BackwardOutOfCore, SpillFilesKeepOrderAndEmptyWhenDrained) {
+  const test::TempDir dir;
+  std::filesystem::path where;
+  {
+    auto store = builder::FileOutOfCore::create(dir.path() / "s", 1 << 20, 1 << 20);
+    ASSERT_TRUE(store);
+    where = (*store)->dir();
+    std::vector<std::uint8_t> all;
+    for (int k = 0; k < 300; ++k) {
+      std::vector<std::uint8_t> piece(static_cast<std::size_t>(16 * (k % 7 + 1) * 997));
+      for (std::size_t i = 0; i < piece.size(); ++i)
+        piece[i] = static_cast<std::uint8_t>(i * 31 + static_cast<std::size_t>(k));
+      ASSERT_TRUE((*store)->append(3, piece));
+      all.insert(all.end(), piece.begin(), piece.end());
+    }
+    EXPECT_EQ((*store)->spilled_bytes(), all.size());
+    std::vector<std::uint8_t> got;
+    ASSERT_TRUE((*store)->drain(3, 16, [&](std::span<const std::uint8_t> b) {
+      EXPECT_EQ(b.size() % 16, 0u);
+      got.insert(got.end(), b.begin(), b.end());
+    }));
+    EXPECT_EQ(got, all);
+    int calls = 0;
+    ASSERT_TRUE((*store)->drain(3, 16, [&](std::span<const std::uint8_t>) { ++calls; }));
+    ASSERT_TRUE((*store)->drain(5, 16, [&](std::span<const std::uint8_t>) { ++calls; }));
+    EXPECT_EQ(calls, 0);
+    EXPECT_TRUE(std::filesystem::exists(where));
+  }
+  EXPECT_FALSE(std::filesystem::exists(where));
+}
+
+}  // namespace
+}  // namespace retra
