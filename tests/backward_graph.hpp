@@ -151,6 +151,22 @@ Result<kernels::BackwardStats> run_kernel(const G& g, std::vector<std::uint8_t>&
       g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
 }
 
+// A random graph game with the values and counts of an uninterrupted, unpartitioned run on one
+// thread: what the runs under test must reproduce.
+template <ValueKind K>
+struct Solved {
+  Graph<K> g;
+  std::vector<std::uint8_t> want;
+  Result<kernels::BackwardStats> clean;
+};
+template <ValueKind K>
+Solved<K> solved_graph(std::uint64_t seed, std::size_t n) {
+  Graph<K> g = random_graph<K>(seed, n);
+  std::vector<std::uint8_t> want(g.quiet.size());
+  auto clean = run_kernel(g, want, 1, nullptr);
+  return {std::move(g), std::move(want), std::move(clean)};
+}
+
 // The counts of a run equal those of an uninterrupted, unpartitioned one.
 inline void expect_same_counts(const kernels::BackwardStats& got,
                                const kernels::BackwardStats& want) {

@@ -349,28 +349,26 @@ TEST(BackwardKernel, HandSolvedDistances) {
 template <ValueKind K>
 void resume_everywhere(std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    const auto g = random_graph<K>(seed, 60 + seed * 7);
-    std::vector<std::uint8_t> want(g.quiet.size());
-    const auto clean = run_kernel(g, want, 1, nullptr);
-    ASSERT_TRUE(clean);
+    const auto s = solved_graph<K>(seed, 60 + seed * 7);
+    ASSERT_TRUE(s.clean);
     for (int crash_at = 1;; ++crash_at) {
       MemoryCheckpoints ck;
       ck.crash_at = crash_at;
-      std::vector<std::uint8_t> values(g.quiet.size(), 0xAB);
-      const auto killed = run_kernel(g, values, 1 + crash_at % 3, &ck);
+      std::vector<std::uint8_t> values(s.g.quiet.size(), 0xAB);
+      const auto killed = run_kernel(s.g, values, 1 + crash_at % 3, &ck);
       if (killed) {  // fewer boundaries than crash_at: nothing was killed
-        EXPECT_EQ(values, want);
+        EXPECT_EQ(values, s.want);
         ASSERT_GT(crash_at, 1);
         break;
       }
       std::fill(values.begin(), values.end(), std::uint8_t{0xCD});
       ck.crash_at = 0;
-      const auto resumed = run_kernel(g, values, 1 + static_cast<int>(seed % 3), &ck);
+      const auto resumed = run_kernel(s.g, values, 1 + static_cast<int>(seed % 3), &ck);
       ASSERT_TRUE(resumed) << resumed.error().message();
-      ASSERT_EQ(values, want) << "seed " << seed << " killed at save " << crash_at;
+      ASSERT_EQ(values, s.want) << "seed " << seed << " killed at save " << crash_at;
       EXPECT_GE(resumed->resumed_level, 0);
       EXPECT_EQ(resumed->init_seconds, 0.0);  // it did not count moves again
-      expect_same_counts(*resumed, *clean);
+      expect_same_counts(*resumed, *s.clean);
     }
   }
 }
@@ -408,18 +406,16 @@ TEST(BackwardCheckpoints, AStateOfAnotherSizeIsNotUsed) {
 template <ValueKind K>
 void partitions_agree(std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    const auto g = random_graph<K>(seed, 50 + seed * 9);
-    std::vector<std::uint8_t> want(g.quiet.size());
-    const auto clean = run_kernel(g, want, 1, nullptr);
-    ASSERT_TRUE(clean);
+    const auto s = solved_graph<K>(seed, 50 + seed * 9);
+    ASSERT_TRUE(s.clean);
     for (std::uint64_t parts : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3},
-                                std::uint64_t{7}, std::uint64_t{g.quiet.size() + 5}}) {
-      std::vector<std::uint8_t> values(g.quiet.size(), 0xEE);
+                                std::uint64_t{7}, std::uint64_t{s.g.quiet.size() + 5}}) {
+      std::vector<std::uint8_t> values(s.g.quiet.size(), 0xEE);
       const auto st =
-          run_kernel(g, values, 1 + static_cast<int>((seed + parts) % 3), nullptr, parts);
+          run_kernel(s.g, values, 1 + static_cast<int>((seed + parts) % 3), nullptr, parts);
       ASSERT_TRUE(st);
-      ASSERT_EQ(values, want) << "seed " << seed << ", " << parts << " partitions";
-      expect_same_counts(*st, *clean);
+      ASSERT_EQ(values, s.want) << "seed " << seed << ", " << parts << " partitions";
+      expect_same_counts(*st, *s.clean);
     }
   }
 }

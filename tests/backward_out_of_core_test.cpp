@@ -24,46 +24,44 @@ template <ValueKind K>
 void out_of_core_agrees(std::uint64_t seeds) {
   const test::TempDir dir;
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    const auto g = random_graph<K>(seed, 60 + seed * 11);
-    std::vector<std::uint8_t> want(g.quiet.size());
-    const auto clean = run_kernel(g, want, 1, nullptr);
-    ASSERT_TRUE(clean);
+    const auto s = solved_graph<K>(seed, 60 + seed * 11);
+    ASSERT_TRUE(s.clean);
     for (std::uint64_t batch : {std::uint64_t{16}, std::uint64_t{1} << 20}) {
       const int threads = 1 + static_cast<int>((seed + batch) % 3);
       auto store = builder::FileOutOfCore::create(dir.path() / "a", 64, batch);
       ASSERT_TRUE(store) << store.error().message();
-      auto mapped = (*store)->array("values", g.quiet.size(), false);
+      auto mapped = (*store)->array("values", s.g.quiet.size(), false);
       ASSERT_TRUE(mapped);
       std::fill(mapped->begin(), mapped->end(), std::uint8_t{0xEE});
-      std::vector<std::uint8_t> values(g.quiet.size());
+      std::vector<std::uint8_t> values(s.g.quiet.size());
       // The kernel writes the mapped values; the test compares a copy.
       kernels::BackwardOptions opt;
       opt.threads = threads;
       opt.chunk = 16;
       opt.out_of_core = store->get();
       const auto st = kernels::backward(
-          g, 0, *mapped, [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+          s.g, 0, *mapped, [&](int, std::uint64_t j) { return s.g.exit_value[j]; }, opt);
       ASSERT_TRUE(st) << st.error().message();
       std::copy(mapped->begin(), mapped->end(), values.begin());
-      ASSERT_EQ(values, want) << "seed " << seed << ", batch " << batch;
-      expect_same_counts(*st, *clean);
-      EXPECT_EQ(st->partitions, (g.quiet.size() + 15) / 16);
+      ASSERT_EQ(values, s.want) << "seed " << seed << ", batch " << batch;
+      expect_same_counts(*st, *s.clean);
+      EXPECT_EQ(st->partitions, (s.g.quiet.size() + 15) / 16);
       if (batch == 16 && st->predecessors > 0) {
         EXPECT_GT(st->spilled_bytes, 0u);
       }
       // Killed at its third level boundary, resumed out of core: the same values.
       MemoryCheckpoints ck;
       ck.crash_at = 3;
-      std::vector<std::uint8_t> again(g.quiet.size());
+      std::vector<std::uint8_t> again(s.g.quiet.size());
       auto other = builder::FileOutOfCore::create(dir.path() / "b", 64, batch);
       ASSERT_TRUE(other);
-      if (run_kernel(g, again, threads, &ck, 0, other->get())) continue;  // fewer boundaries
+      if (run_kernel(s.g, again, threads, &ck, 0, other->get())) continue;  // fewer boundaries
       other = builder::FileOutOfCore::create(dir.path() / "c", 64, batch);
       ASSERT_TRUE(other);
       ck.crash_at = 0;
-      const auto resumed = run_kernel(g, again, threads, &ck, 0, other->get());
+      const auto resumed = run_kernel(s.g, again, threads, &ck, 0, other->get());
       ASSERT_TRUE(resumed) << resumed.error().message();
-      EXPECT_EQ(again, want) << "seed " << seed << " resumed";
+      EXPECT_EQ(again, s.want) << "seed " << seed << " resumed";
     }
   }
 }
@@ -85,14 +83,12 @@ TEST(BackwardOutOfCore, DistanceToZeroingValuesEqualInMemory) {
 template <ValueKind K>
 void cluster_agrees(std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    const auto g = random_graph<K>(seed, 60 + seed * 13);
-    std::vector<std::uint8_t> want(g.quiet.size());
-    const auto clean = run_kernel(g, want, 1, nullptr);
-    ASSERT_TRUE(clean);
-    const int chunks = static_cast<int>((g.quiet.size() + 15) / 16);
+    const auto s = solved_graph<K>(seed, 60 + seed * 13);
+    ASSERT_TRUE(s.clean);
+    const int chunks = static_cast<int>((s.g.quiet.size() + 15) / 16);
     for (int ranks : {1, 2, 3, 7, chunks + 2}) {
       std::vector<std::vector<std::uint8_t>> values(
-          static_cast<std::size_t>(ranks), std::vector<std::uint8_t>(g.quiet.size(), 0xEE));
+          static_cast<std::size_t>(ranks), std::vector<std::uint8_t>(s.g.quiet.size(), 0xEE));
       std::vector<std::optional<Result<kernels::BackwardStats>>> stats(values.size());
       test::run_ranks(ranks, [&](kernels::Cluster& c) {
         const auto r = static_cast<std::size_t>(c.rank());
@@ -103,7 +99,8 @@ void cluster_agrees(std::uint64_t seeds) {
         opt.cluster_round = 3;
         opt.cluster_share = seed % 2 == 0;
         stats[r] = kernels::backward(
-            g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+            s.g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return s.g.exit_value[j]; },
+            opt);
       });
       const std::size_t own =
           (static_cast<std::size_t>(chunks) + static_cast<std::size_t>(ranks) - 1) /
@@ -111,15 +108,16 @@ void cluster_agrees(std::uint64_t seeds) {
       for (std::size_t r = 0; r < values.size(); ++r) {
         ASSERT_TRUE(*stats[r]) << stats[r]->error().message();
         if (r == 0 || seed % 2 == 0) {
-          ASSERT_EQ(values[r], want) << "seed " << seed << ", rank " << r << " of " << ranks;
+          ASSERT_EQ(values[r], s.want) << "seed " << seed << ", rank " << r << " of " << ranks;
         } else {
-          const std::size_t b = std::min(want.size(), r * own), e = std::min(want.size(), b + own);
-          ASSERT_TRUE(std::equal(want.begin() + static_cast<std::ptrdiff_t>(b),
-                                 want.begin() + static_cast<std::ptrdiff_t>(e),
+          const std::size_t b = std::min(s.want.size(), r * own),
+                            e = std::min(s.want.size(), b + own);
+          ASSERT_TRUE(std::equal(s.want.begin() + static_cast<std::ptrdiff_t>(b),
+                                 s.want.begin() + static_cast<std::ptrdiff_t>(e),
                                  values[r].begin() + static_cast<std::ptrdiff_t>(b)))
               << "seed " << seed << ", rank " << r << " of " << ranks << ": its own range";
         }
-        expect_same_counts(**stats[r], *clean);
+        expect_same_counts(**stats[r], *s.clean);
         EXPECT_EQ((*stats[r])->partitions, static_cast<std::uint64_t>(ranks));
       }
     }
