@@ -5,7 +5,8 @@
 // (2.6 M positions in the 16-stone segment), xiangqi KCPKGM (11.6 M entries; large enough that
 // both encodings store it in another entry order, docs/FORMAT.md) with its supporting endgames,
 // chess KQvKR and KRvKP (WDL, DTZ and DTM) with the 3-piece tables they convert into (and a copy
-// in zstd -3 with 64 Ki-entry blocks, to show what chess's larger default blocks cost). Reported:
+// in zstd -3 with 64 Ki-entry blocks, to show what chess's larger default blocks cost, and one
+// with don't-care entries, to show what the probes' search costs). Reported:
 // items_per_second = probes per second of one benchmark thread.
 #include <benchmark/benchmark.h>
 
@@ -76,6 +77,15 @@ struct Databases {
     small.zstd_level = format::kDefaultZstdLevel;
     small.block_entries = format::kDefaultBlockEntries;
     if (!recompress(dir / "chess-64k", small)) std::abort();
+    // And with don't-care entries (`recompress --dont-care`, the build's -9 and 256 Ki-entry
+    // blocks): what the probes' search over zeroing moves costs.
+    std::filesystem::copy(dir / "chess", dir / "chess-dc");
+    RecompressOptions dc;
+    dc.threads = a.threads;
+    dc.zstd_level = 9;
+    dc.block_entries = 1u << 18;
+    dc.dont_care = true;
+    if (!recompress(dir / "chess-dc", dc)) std::abort();
     std::mt19937_64 rng(11);
     while (chess.size() < (1u << 16)) {
       using namespace chess;
@@ -206,10 +216,17 @@ BENCHMARK(BM_XiangqiProbeBoard)->Apply(warm_cold_archival);
 
 // Chess by bitboards, as engines probe at their leaves: WDL only (Fathom's tb_probe_wdl: the
 // bar is 1.5 M probes per second per thread, warm), and WDL + DTZ + DTM.
-// range(0): warm (1) or cold (0); range(1): the build's encoding (0) or -3 with 64 Ki blocks (1).
+// range(0): warm (1) or cold (0); range(1): the build's encoding (0), -3 with 64 Ki blocks (1),
+// or the build's with don't-care entries (2).
+const char* chess_db(std::int64_t variant) {
+  return variant == 2 ? "chess-dc" : variant == 1 ? "chess-64k" : "chess";
+}
+const char* chess_label(std::int64_t variant) {
+  return variant == 2 ? " don't-care" : variant == 1 ? " -3 64 Ki" : "";
+}
 void BM_ChessProbeWdl(benchmark::State& st) {
   const std::size_t cache = st.range(0) ? kWarm : kCold;
-  auto& p = prober(st.range(1) ? "chess-64k" : "chess", cache);
+  auto& p = prober(chess_db(st.range(1)), cache);
   const auto& pos = dbs().chess;
   if (st.range(0) && st.thread_index() == 0)
     for (const auto& x : pos) benchmark::DoNotOptimize(p.chess(x));  // warm every block
@@ -219,17 +236,20 @@ void BM_ChessProbeWdl(benchmark::State& st) {
     benchmark::DoNotOptimize(v.value);
   }
   st.SetItemsProcessed(st.iterations());
-  st.SetLabel(std::string(st.range(0) ? "warm" : "cold") + (st.range(1) ? " -3 64 Ki" : ""));
+  st.SetLabel(std::string(st.range(0) ? "warm" : "cold") + chess_label(st.range(1)));
 }
 BENCHMARK(BM_ChessProbeWdl)
     ->Args({1, 0})
     ->Args({0, 0})
     ->Args({0, 1})
+    ->Args({1, 2})
+    ->Args({0, 2})
     ->ThreadRange(1, 16)
     ->UseRealTime();
 
+// range(0): the build's encoding (0) or with don't-care entries (2).
 void BM_ChessProbeAll(benchmark::State& st) {
-  auto& p = prober("chess", kWarm);
+  auto& p = prober(chess_db(st.range(0)), kWarm);
   const auto& pos = dbs().chess;
   if (st.thread_index() == 0)
     for (const auto& x : pos) benchmark::DoNotOptimize(p.chess(x));
@@ -239,9 +259,9 @@ void BM_ChessProbeAll(benchmark::State& st) {
     benchmark::DoNotOptimize(v.dtm);
   }
   st.SetItemsProcessed(st.iterations());
-  st.SetLabel("warm");
+  st.SetLabel(std::string("warm") + chess_label(st.range(0)));
 }
-BENCHMARK(BM_ChessProbeAll)->ThreadRange(1, 16)->UseRealTime();
+BENCHMARK(BM_ChessProbeAll)->Arg(0)->Arg(2)->ThreadRange(1, 16)->UseRealTime();
 
 // By FEN text through the game-blind entry point (what `retra probe` and Python use).
 void BM_ChessProbeFen(benchmark::State& st) {

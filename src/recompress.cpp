@@ -51,6 +51,20 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
                                                 dir.string(), (*db)->manifest().game, name));
   for (const auto& s : all)
     if (asked.empty() || asked.count(s.name)) todo.push_back(s);
+  if (opt.dont_care) {
+    // Dependents first: marking a segment's entries reads its dependencies' exact values.
+    std::vector<std::string> names;
+    for (const auto& s : todo) names.push_back(s.name);
+    auto order = (*game)->dependency_order(names);
+    if (!order) return std::move(order).error();
+    std::vector<format::SegmentRecord> sorted;
+    for (auto it = order->rbegin(); it != order->rend(); ++it)
+      for (const auto& s : todo)
+        if (s.name == *it) sorted.push_back(s);
+    if (sorted.size() != todo.size())
+      return Error(Errc::internal, "the game's dependency order lost a segment");
+    todo = std::move(sorted);
+  }
 
   std::vector<RecompressedSegment> out;
   for (const auto& rec : todo) {
@@ -95,6 +109,24 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
       if (!rl) return std::move(rl).error();
       rules = std::move(*rl);
     }
+    // Don't-care entries: a file that has them keeps them as stored (its bytes are no longer
+    // all values, so none can be marked again); otherwise the game marks them if asked.
+    std::optional<DontCareMask> mask;
+    format::DontCare dc;
+    const bool had_dont_care = (*reader)->dont_care();
+    if (opt.dont_care && !had_dont_care && info.entry_bytes == 1) {
+      if (opt.progress) opt.progress->phase(fmt::format("{}: don't-care entries", rec.name), 0);
+      auto m =
+          (*game)->dont_care(**db, rec.name, half, (*reader)->far(), values->span(), opt.threads);
+      if (!m) return std::move(m).error();
+      mask = std::move(*m);
+      if (mask) {
+        dc.entries = mask->bits;
+        dc.rank = mask->rank;
+        r.dont_care_entries = mask->marked;
+      }
+    }
+    r.dont_care = had_dont_care || mask.has_value();
     format::SegmentInfo next_info = info;
     next_info.block_entries = opt.block_entries;
     if (opt.progress) opt.progress->phase(fmt::format("{}: writing", rec.name), 0);
@@ -111,6 +143,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     }
     wo.far = (*reader)->far();  // the values beyond a byte travel with the segment
     wo.class_half = half;
+    if (r.dont_care) wo.dont_care = &dc;  // no bits where the file had the flag: kept as stored
     auto written = format::write_segment(dir / next, next_info, values->span(), wo);
     if (!written) return std::move(written).error();
 
@@ -125,6 +158,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     updated.build["rule_entries"] = written->rule_entries;
     updated.build["entry_order"] = format::entry_order_text(written->order);
     updated.build["class_half"] = std::string(format::class_half_name(half));
+    updated.build["dont_care"] = r.dont_care;
     updated.build["recompressed"] = format::utc_now_iso8601();
     // The manifest keeps its order: the record replaces itself in place.
     RETRA_TRY((*db)->commit_segment(std::move(updated)));

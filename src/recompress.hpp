@@ -26,6 +26,11 @@ struct RecompressOptions {
   // also gives one to segments that can have one and do not (docs/FORMAT.md, "Class halves"),
   // none leaves those as they are.
   format::ClassHalfChoice class_half = format::ClassHalfChoice::automatic;
+  // Stores don't-care entries where the game's probes restore them by a search (docs/FORMAT.md,
+  // kDontCare): smaller archives, probes that search, and files that builds and `verify` refuse.
+  // The segments are then rewritten dependents first, so that each one's dependencies are still
+  // exact when its entries are marked. A segment that has the flag keeps it either way.
+  bool dont_care = false;
   std::vector<std::string> segments;  // empty: all
   int threads = 1;
   Progress* progress = nullptr;
@@ -39,6 +44,8 @@ struct RecompressedSegment {
   std::string order_before, order_after;            // entry_order_text()
   std::string class_half_before, class_half_after;  // class_half_name()
   std::uint64_t rule_entries = 0;
+  bool dont_care = false;               // the file has don't-care entries (kDontCare)
+  std::uint64_t dont_care_entries = 0;  // entries newly marked don't care
   double seconds = 0;
 };
 

@@ -548,6 +548,105 @@ TEST(SegmentClassHalves, TheChoiceKeepsTheHalfThatShrinksMore) {
   EXPECT_EQ(choose_class_half(v, classes), ClassHalf::none);
 }
 
+// Don't-care entries (kDontCare): a marked entry is stored as the byte stored before it where
+// that ranks no higher than its own, every other entry as it is; the stored blocks are compared
+// with that rule applied by hand, in index order and in a stored order, with and without rule
+// entries (which still read as the rules' values). The ranks here reverse the bytes' order.
+TEST(SegmentDontCare, MarkedEntriesTakeTheByteBeforeThemWhereItRanksNoHigher) {
+  test::TempDir dir;
+  const auto data = with_rules(100'000);
+  const std::uint64_t n = data.size();
+  DontCare dc;
+  for (int b = 0; b < 256; ++b)
+    dc.rank[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(255 - b);
+  std::vector<std::uint64_t> bits((n + 63) / 64, 0);
+  std::mt19937 rng(7);
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (rng() % 2) bits[i / 64] |= 1ull << (i % 64);
+  dc.entries = bits;
+  auto thirds = std::make_shared<ThirdsRules>();
+  for (const bool ordered : {false, true})
+    for (const bool ruled : {false, true}) {
+      SCOPED_TRACE(fmt::format("ordered {}, rules {}", ordered, ruled));
+      WriteOptions wo{3, 2, CodecChoice::zstd, ruled ? thirds.get() : nullptr};
+      if (ordered) {
+        wo.digits = {100, 1000};
+        wo.stored_order = {1, 0};
+      }
+      auto plain = write_segment(dir / "p.rseg", info(n, 4096), data, wo);
+      ASSERT_TRUE(plain) << plain.error().message();
+      wo.dont_care = &dc;
+      auto w = write_segment(dir / "d.rseg", info(n, 4096), data, wo);
+      ASSERT_TRUE(w) << w.error().message();
+      EXPECT_LT(w->file_bytes, plain->file_bytes);
+      auto r = SegmentReader::open(dir / "d.rseg", 64, thirds);
+      ASSERT_TRUE(r) << r.error().message();
+      EXPECT_TRUE((*r)->dont_care());
+      EXPECT_EQ((*r)->version(), 4u);
+      EXPECT_FALSE((*SegmentReader::open(dir / "p.rseg", 64, thirds))->dont_care());
+      // The blocks as the rule says they are stored.
+      std::vector<std::uint8_t> want(n), mark(n);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t p = (*r)->position(i);
+        want[p] = data[i];
+        mark[p] = ruled && i % 3 == 0 ? 1 : (bits[i / 64] >> (i % 64)) & 1 ? 2 : 0;
+      }
+      std::uint64_t filled = 0;
+      for (std::uint64_t first = 0; first < n; first += 4096) {
+        const std::uint64_t end = std::min<std::uint64_t>(n, first + 4096);
+        std::uint8_t prev = 0;
+        for (std::uint64_t p = first; p < end; ++p)
+          if (mark[p] != 1) {
+            prev = want[p];
+            break;
+          }
+        for (std::uint64_t p = first; p < end; ++p) {
+          if (mark[p] == 1 || (mark[p] == 2 && dc.rank[prev] <= dc.rank[want[p]])) {
+            filled += mark[p] == 2 && want[p] != prev;
+            want[p] = prev;
+          }
+          prev = want[p];
+        }
+        std::vector<std::uint8_t> stored((*r)->raw_bytes(first / 4096));
+        ASSERT_TRUE((*r)->read_stored_block(first / 4096, stored));
+        ASSERT_TRUE(std::equal(stored.begin(), stored.end(),
+                               want.begin() + static_cast<std::ptrdiff_t>(first)))
+            << "block " << first / 4096;
+      }
+      EXPECT_GT(filled, n / 10);
+      // Read as values: rule entries exact, unmarked entries exact, marked ones never better.
+      std::vector<std::uint8_t> all(n);
+      ASSERT_TRUE((*r)->read_all(all, 2));
+      for (std::uint64_t i = 0; i < n; ++i) {
+        if ((ruled && i % 3 == 0) || !((bits[i / 64] >> (i % 64)) & 1))
+          ASSERT_EQ(all[i], data[i]) << i;
+        else
+          ASSERT_LE(dc.rank[all[i]], dc.rank[data[i]]) << i;
+        ASSERT_EQ(*(*r)->byte_at(i), all[i]) << i;
+      }
+    }
+  // The flag alone (no entry newly marked) keeps every byte; wrong bit counts and wide entries
+  // are refused.
+  DontCare flag_only;
+  WriteOptions wo(3, 1);
+  wo.dont_care = &flag_only;
+  ASSERT_TRUE(write_segment(dir / "f.rseg", info(n, 4096), data, wo));
+  auto f = SegmentReader::open(dir / "f.rseg", 64, thirds);
+  ASSERT_TRUE(f);
+  EXPECT_TRUE((*f)->dont_care());
+  std::vector<std::uint8_t> all(n);
+  ASSERT_TRUE((*f)->read_all(all, 1));
+  EXPECT_EQ(all, data);
+  DontCare short_bits;
+  short_bits.entries = std::span(bits).first(bits.size() - 1);
+  wo.dont_care = &short_bits;
+  EXPECT_FALSE(write_segment(dir / "s.rseg", info(n, 4096), data, wo));
+  wo.dont_care = &flag_only;
+  SegmentInfo wide = info(n / 2, 4096);
+  wide.entry_bytes = 2;
+  EXPECT_FALSE(write_segment(dir / "w.rseg", wide, data, wo));
+}
+
 TEST(SegmentCodecs, UnknownCodecNamesAreRefused) {
   EXPECT_EQ(parse_codec_choice("rans-o1").value(), CodecChoice::rans_o1);
   EXPECT_EQ(parse_codec_choice("auto").value(), CodecChoice::automatic);

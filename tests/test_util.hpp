@@ -72,8 +72,10 @@ inline void rewrite_segment(Database& db, const std::string& name,
   format::WriteOptions wo;
   wo.far = far;
   wo.class_half = (*seg)->class_half();  // the values read back hold its classes
+  const format::DontCare keep;           // and its don't-care entries' bytes, as stored
+  if ((*seg)->dont_care()) wo.dont_care = &keep;
   auto w = format::write_segment(
-      db.segment_path(name), info,
+      db.dir() / rec.file, info,  // the manifest's file (`recompress` may have named it .z.rseg)
       {reinterpret_cast<const std::uint8_t*>(values.data()), values.size()}, wo);
   ASSERT_TRUE(w) << w.error().message();
   rec.file_bytes = w->file_bytes;

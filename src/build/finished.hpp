@@ -35,7 +35,7 @@ class FinishedStore {
   Result<std::shared_ptr<const Values>> load(int s, const std::string& name, std::uint64_t size) {
     std::lock_guard lock(mu_);
     if (auto& m = mem_[static_cast<std::size_t>(s)]) return std::shared_ptr<const Values>(m);
-    auto reader = db_.segment(name);
+    auto reader = this->reader(name);
     if (!reader) return std::move(reader).error();
     auto arr = Values::allocate(size);
     if (!arr) return std::move(arr).error();
@@ -48,8 +48,13 @@ class FinishedStore {
     mem_[static_cast<std::size_t>(s)] = p;
     return std::shared_ptr<const Values>(p);
   }
+  // A finished segment's reader; an error where its bytes are not all values (don't-care
+  // entries), which a build's conversions cannot use.
   Result<const format::SegmentReader*> reader(const std::string& name) const {
-    return db_.segment(name);
+    auto r = db_.segment(name);
+    if (!r) return r;
+    RETRA_TRY(format::require_exact_bytes(**r, "a build that converts into it"));
+    return r;
   }
   void keep(int s, Values values) {
     std::lock_guard lock(mu_);

@@ -53,9 +53,9 @@ int info(const Common& c, const Database& db) {
   // The name column fits the longest segment name.
   std::size_t w = 8;
   for (const auto& s : m.segments) w = std::max(w, s.name.size());
-  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<10} {:<9} {:<7} {:<9} {}\n",
+  std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7}  {:<10} {:<9} {:<7} {:<3} {:<9} {}\n",
                            "segment", w, "entries", "raw", "on disk", "ratio", "codec", "order",
-                           "classes", "kernel", "built");
+                           "classes", "dc", "kernel", "built");
   for (const auto& s : m.segments) {
     // "zstd -19", "rans-o1"; the entry order's stored digits ("0,2,3,1") or "index"
     // (docs/FORMAT.md). Manifests written before either existed hold zstd files in index order.
@@ -64,14 +64,16 @@ int info(const Common& c, const Database& db) {
     const auto stored = order.find(" stored ");
     // The half stored as classes (docs/FORMAT.md, "Class halves"), "-" for none.
     const std::string half = s.build.value("class_half", std::string("none"));
+    // "yes" where the file has don't-care entries (`recompress --dont-care`, docs/FORMAT.md).
+    const bool dc = s.build.value("dont_care", false);
     std::cout << fmt::format(
-        "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<10} {:<9} {:<7} {:<9} {}\n", s.name, w, s.entries,
-        format_bytes(s.raw_bytes), format_bytes(s.file_bytes),
+        "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<10} {:<9} {:<7} {:<3} {:<9} {}\n", s.name, w,
+        s.entries, format_bytes(s.raw_bytes), format_bytes(s.file_bytes),
         s.file_bytes ? static_cast<double>(s.raw_bytes) / static_cast<double>(s.file_bytes) : 0.0,
         codec.starts_with("zstd") ? fmt::format("{} -{}", codec, s.build.value("zstd_level", 0))
                                   : codec,
         stored == std::string::npos ? order : order.substr(stored + 8), half == "none" ? "-" : half,
-        s.build.value("kernel", "?"), s.build.value("finished", "?"));
+        dc ? "yes" : "-", s.build.value("kernel", "?"), s.build.value("finished", "?"));
   }
   std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", w, entries,
                            format_bytes(raw), format_bytes(file), ratio);
@@ -92,6 +94,7 @@ struct RecompressArgs {
   bool no_fill = false;
   std::string entry_order = "auto";
   std::string class_half = "auto";
+  bool dont_care = false;
   std::vector<std::string> segments;
 };
 
@@ -104,6 +107,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
   opt.fill_rule_entries = !a.no_fill;
   opt.order = format::parse_order_choice(a.entry_order).value();  // CLI::IsMember checked it
   opt.class_half = format::parse_class_half_choice(a.class_half).value();  // likewise
+  opt.dont_care = a.dont_care;
   opt.segments = a.segments;
   opt.threads = c.resolved_threads();
   opt.progress = &progress;
@@ -129,6 +133,8 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                     {"entry_order_after", r.order_after},
                     {"class_half_before", r.class_half_before},
                     {"class_half_after", r.class_half_after},
+                    {"dont_care", r.dont_care},
+                    {"dont_care_entries", r.dont_care_entries},
                     {"bits_per_entry", r.entries ? 8.0 * static_cast<double>(r.bytes_after) /
                                                        static_cast<double>(r.entries)
                                                  : 0.0},
@@ -143,6 +149,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                 {"codec", a.codec},
                 {"entry_order", a.entry_order},
                 {"class_half", a.class_half},
+                {"dont_care", a.dont_care},
                 {"segments", segs},
                 {"bytes_before", before},
                 {"bytes_after", after},
@@ -392,6 +399,10 @@ int run(int argc, char** argv, kernels::Cluster* cluster) {
                    "auto (default: segments that can store one half as classes and do not, "
                    "the half that compresses better) or none; a class half is always kept")
       ->check(CLI::IsMember({"auto", "none"}));
+  recompress_sub->add_flag(
+      "--dont-care", recompress_args.dont_care,
+      "Archive: store \"don't care\" entries where the game's probes find the value by "
+      "searching converting moves (smaller files; probes search; builds and verify refuse them)");
   recompress_sub
       ->add_option("--segment", recompress_args.segments,
                    "Only these segments (repeat or comma separate; default: all)")

@@ -194,6 +194,32 @@ std::uint64_t fill_rule_entries(std::vector<std::uint8_t>& out, const IsRule& is
   return n;
 }
 
+// fill_rule_entries for a block with don't-care entries too: mark(i) is 1 for an entry the
+// rules answer, 2 for a don't-care entry (DontCare), 0 otherwise. A don't-care entry takes the
+// byte stored before it where that ranks no higher than its own, else keeps its own.
+template <class Mark>
+std::uint64_t fill_entries(std::vector<std::uint8_t>& out, const Mark& mark, const DontCare& dc) {
+  std::uint8_t fill = 0;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (mark(i) != 1) {
+      fill = out[i];
+      break;
+    }
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const int m = mark(i);
+    if (m == 1) {
+      out[i] = fill;
+      ++n;
+    } else if (m == 2 && dc.rank[fill] <= dc.rank[out[i]]) {
+      out[i] = fill;
+    } else {
+      fill = out[i];
+    }
+  }
+  return n;
+}
+
 // The block as the file stores it: data's bytes, with the entries the rules answer filled
 // (fill_rule_entries). Returns the number of rule entries, or an error if one holds a value
 // other than the rules'.
@@ -353,20 +379,35 @@ bool for_each_index_run(const EntryOrder& order, std::uint64_t first, std::uint6
 }
 
 // Stored block [first, first + len) of `order`: the entries at those positions, with the ones
-// marked in rule_bits filled (fill_rule_entries). Returns the number of rule entries.
+// marked in rule_bits filled (fill_rule_entries), and with dc, its don't-care entries
+// (fill_entries). Returns the number of rule entries.
 std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder& order,
-                           const std::vector<std::uint64_t>& rule_bits, std::uint64_t first,
-                           std::uint64_t len, std::vector<std::uint8_t>& out) {
+                           const std::vector<std::uint64_t>& rule_bits, const DontCare* dc,
+                           std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {
   out.resize(len);
-  thread_local std::vector<std::uint8_t> is_rule;
+  thread_local std::vector<std::uint8_t> marks;  // per stored entry: 1 rule entry, 2 don't care
   const bool rules = !rule_bits.empty();
-  if (rules) is_rule.resize(len);
+  const bool cares = dc && !dc->entries.empty();
+  if (rules || cares) marks.resize(len);
   // Plain pointers: stores through out's bytes could alias the vectors' own members, which the
   // compiler would otherwise reload (and the thread_local's address) on every entry.
   const std::uint8_t* const src = data.data();
   const std::uint64_t* const bits = rules ? rule_bits.data() : nullptr;
+  const std::uint64_t* const dbits = cares ? dc->entries.data() : nullptr;
   std::uint8_t* const to = out.data();
-  std::uint8_t* const rule = rules ? is_rule.data() : nullptr;
+  std::uint8_t* const mark = rules || cares ? marks.data() : nullptr;
+  // The mark of index x: 1 where the rules answer it, else 2 where it is a don't-care entry.
+  auto mark_of = [bits, dbits](std::uint64_t x) {
+    const int rule = bits ? static_cast<int>((bits[x >> 6] >> (x & 63)) & 1) : 0;
+    const int care = dbits ? static_cast<int>((dbits[x >> 6] >> (x & 63)) & 1) : 0;
+    return static_cast<std::uint8_t>(rule ? 1 : 2 * care);
+  };
+  auto fill = [&]() -> std::uint64_t {
+    if (!mark) return 0;
+    if (!cares) return fill_rule_entries(out, [&](std::size_t k) { return mark[k] != 0; });
+    return fill_entries(
+        out, [&](std::size_t k) { return mark[k]; }, *dc);
+  };
   const bool runs = for_each_index_run(
       order, first, len,
       [&](std::uint64_t index, std::uint64_t n) {
@@ -376,26 +417,28 @@ std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder&
       },
       [&](std::uint64_t at, std::uint64_t index, std::uint64_t n, std::uint64_t stride) {
         for (std::uint64_t k = 0; k < n; ++k) to[at + k * stride] = src[index + k];
-        if (rule)
+        if (dbits)  // archival writes only: the builds' loop below stays as it was
+          for (std::uint64_t k = 0, x = index; k < n; ++k, ++x) mark[at + k * stride] = mark_of(x);
+        else if (mark)
           for (std::uint64_t k = 0, x = index; k < n; ++k, ++x)
-            rule[at + k * stride] = static_cast<std::uint8_t>((bits[x >> 6] >> (x & 63)) & 1);
+            mark[at + k * stride] = static_cast<std::uint8_t>((bits[x >> 6] >> (x & 63)) & 1);
       });
-  if (runs) return rules ? fill_rule_entries(out, [&](std::size_t k) { return rule[k] != 0; }) : 0;
+  if (runs) return fill();
   EntryOrder::Walk w(order, first, /*by_index=*/false);
-  if (rule_bits.empty()) {
+  if (!mark) {
     copy_walked(w, data.data(), out.data(), len);
     return 0;
   }
-  for (std::uint64_t i = 0; i < len;) {  // as copy_walked, marking the rule entries too
+  for (std::uint64_t i = 0; i < len;) {  // as copy_walked, marking the entries too
     const std::uint64_t n = std::min(w.run(), len - i), s = w.stride();
     for (std::uint64_t k = 0, x = w.other(); k < n; ++k, x += s) {
       out[i + k] = data[x];
-      is_rule[i + k] = static_cast<std::uint8_t>((rule_bits[x >> 6] >> (x & 63)) & 1);
+      mark[i + k] = mark_of(x);
     }
     i += n;
     w.skip(n);
   }
-  return fill_rule_entries(out, [&](std::size_t i) { return is_rule[i] != 0; });
+  return fill();
 }
 
 // Stored ranges [first, first + len) that stand for a segment in trials.
@@ -529,13 +572,23 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
                                                info.name, info.entries, info.entry_bytes));
     h.flags |= opt.class_half == ClassHalf::lower ? kClassLowerHalf : kClassUpperHalf;
   }
+  if (opt.dont_care) {
+    if (info.entry_bytes != 1)
+      return Error(Errc::internal, "don't-care entries apply to one-byte entries only");
+    if (!opt.dont_care->entries.empty() &&
+        opt.dont_care->entries.size() != (info.entries + 63) / 64)
+      return Error(Errc::internal,
+                   fmt::format("'{}': {} words of don't-care bits for {} entries", info.name,
+                               opt.dont_care->entries.size(), info.entries));
+    h.flags |= kDontCare;
+  }
 
   const int threads = std::max(1, opt.threads);
   // With an entry order, the rules are asked once, in index order, and remembered as one bit per
   // entry (checked against the data there): a stored block gathers entries from all over the
   // index, and asking the rules entry by entry would cost an unrank each.
   std::vector<std::uint64_t> rule_bits;
-  if (!opt.digits.empty() && opt.rules && info.entries)
+  if ((!opt.digits.empty() || opt.dont_care) && opt.rules && info.entries)
     RETRA_TRY(mark_rule_entries(data, *opt.rules, threads, rule_bits));
   EntryOrder order;  // identity until an order is chosen
   // Stored entries [first, first + len) of order o as the file holds them (rule entries
@@ -543,8 +596,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   auto prepare_range = [&](const EntryOrder& o, std::uint64_t first, std::uint64_t len,
                            std::vector<std::uint8_t>& out) -> Result<std::uint64_t> {
     // With the rules marked once (digits given), every order gathers, index order included.
-    if (!o.identity() || !rule_bits.empty())
-      return gather_block(data, o, rule_bits, first, len, out);
+    if (!o.identity() || !rule_bits.empty() || opt.dont_care)
+      return gather_block(data, o, rule_bits, opt.dont_care, first, len, out);
     thread_local std::vector<std::int16_t> rule;
     const std::uint64_t eb = info.entry_bytes;  // orders and rules: one-byte entries only
     return prepare_block(data.subspan(first * eb, len * eb), first, opt.rules, out, rule);
@@ -697,7 +750,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   } else {
     h.version = 2;
   }
-  if (opt.class_half != ClassHalf::none) h.version = 4;  // older readers must refuse the flag
+  // Older readers must refuse these flags.
+  if (opt.class_half != ClassHalf::none || opt.dont_care) h.version = 4;
   h.data_offset =
       h.table_offset + h.blocks * sizeof(BlockEntry) + model.size() + order_section.size();
 
@@ -850,8 +904,8 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   // where version 3 keeps the entry order, and versions 1 to 3 a zero where version 4 keeps the
   // far section's offset: the checks below hold.
   if (h.codec > static_cast<std::uint32_t>(Codec::rans_o1) ||
-      (h.flags &
-       ~(kRuleEntriesFilled | kEntryOrder | kFarValues | kClassLowerHalf | kClassUpperHalf)))
+      (h.flags & ~(kRuleEntriesFilled | kEntryOrder | kFarValues | kClassLowerHalf |
+                   kClassUpperHalf | kDontCare)))
     return Error(Errc::mismatch,
                  fmt::format("segment '{}' uses a codec or flags this retra does not know (codec "
                              "{}, flags {:#x}): read it with a newer retra",
@@ -875,6 +929,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
       (ordered && h.entry_bytes != 1) ||
       ((lower || upper) &&
        (h.version < 4 || (lower && upper) || h.entry_bytes != 1 || h.entries % 2 != 0)) ||
+      ((h.flags & kDontCare) && (h.version < 4 || h.entry_bytes != 1)) ||
       (far ? h.version < 4 || h.entry_bytes != 1 || h.far_offset < h.data_offset ||
                  h.far_offset > h.file_bytes || h.file_bytes - h.far_offset < 16
            : h.far_offset != 0))
@@ -949,6 +1004,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   r->model_bytes_ = h.model_bytes;
   r->rules_filled_ = (h.flags & kRuleEntriesFilled) != 0;
   r->class_half_ = lower ? ClassHalf::lower : upper ? ClassHalf::upper : ClassHalf::none;
+  r->dont_care_ = (h.flags & kDontCare) != 0;
   if (r->rules_filled_ && h.entry_bytes != 1)
     return corrupt("rule entries filled in entries wider than one byte");
   r->rules_ = std::move(rules);
@@ -964,6 +1020,16 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   for (std::size_t i = 0; i < kCacheShards; ++i) r->cache_[i].capacity = per_shard;
   r->cached_blocks_ = std::uint64_t{per_shard} * kCacheShards;
   return r;
+}
+
+Status require_exact_bytes(const SegmentReader& r, std::string_view who) {
+  if (!r.dont_care()) return {};
+  return Error(Errc::invalid_argument,
+               fmt::format("segment '{}' ({}) holds don't-care entries (written by `retra "
+                           "recompress --dont-care`), whose values only a probe's search "
+                           "restores; {} needs exact values: rebuild the segment with `retra "
+                           "build ... --force`, or keep a copy recompressed without --dont-care",
+                           r.info().name, r.path().string(), who));
 }
 
 Error SegmentReader::block_error(std::uint64_t b, std::string_view what) const {

@@ -127,6 +127,24 @@ inline constexpr std::uint32_t kClassLowerHalf = 8;
 inline constexpr std::uint32_t kClassUpperHalf = 16;
 enum class ClassHalf : std::uint8_t { none, lower, upper };
 std::string_view class_half_name(ClassHalf h) noexcept;  // "none", "lower", "upper"
+// Header flag (version 4): "don't care" entries. An entry's byte may be worse for the side to
+// move than its true value, and never better: the truth is the better of the byte and the best
+// the game's zeroing moves give (chess: captures and pawn moves, whose children lie in other
+// segments), which only a reader that searches those moves can restore. So a reader that reads
+// bytes as values (a build's conversions, a verifier without the search) must refuse such a
+// segment; the format layer gives its bytes as stored.
+inline constexpr std::uint32_t kDontCare = 32;
+// What the writer may do with don't-care entries: store an entry the caller marks as the byte
+// stored before it (in the stored order), where that byte ranks no higher than the entry's own,
+// so that it extends a run. Which entries qualify is the game's to say (their true value is
+// what their zeroing moves give).
+struct DontCare {
+  // Bit i % 64 of entries[i / 64]: entry i (index order) may hold any byte that ranks no higher.
+  // Empty: no entry is newly marked (a segment that has the flag keeps it, as stored).
+  std::span<const std::uint64_t> entries;
+  // rank[b]: the order of the bytes' values for the side to move, higher is better.
+  std::array<std::uint8_t, 256> rank{};
+};
 
 // One block table row, 24 bytes.
 struct BlockEntry {
@@ -192,6 +210,8 @@ struct WriteOptions {
   // The half whose entries `data` holds as classes (kClassLowerHalf, kClassUpperHalf): the writer
   // records it, the caller has already put the classes there. One-byte entries, an even count.
   ClassHalf class_half = ClassHalf::none;
+  // Sets kDontCare and fills the entries it marks (DontCare); one-byte entries only.
+  const DontCare* dont_care = nullptr;
 };
 
 // Which half of a segment a build stores as classes (kClassLowerHalf): `automatic` measures
@@ -211,6 +231,10 @@ ClassHalf resolve_class_half(ClassHalfChoice choice, std::span<const std::uint8_
 // Puts classes[b] in place of every byte b of `half` of `data`, with `threads` threads.
 void store_class_half(std::span<std::uint8_t> data, ClassHalf half,
                       const std::array<std::uint8_t, 256>& classes, int threads);
+
+// OK, or for a segment with don't-care entries (kDontCare) an error saying that `who` needs
+// every entry's exact value, which only a probe's search restores, and what to do.
+Status require_exact_bytes(const class SegmentReader& r, std::string_view who);
 
 struct WriteReport {
   Codec codec = Codec::zstd;
@@ -260,6 +284,8 @@ class SegmentReader {
     if ((index < info_.entries / 2) != (class_half_ == ClassHalf::lower)) return false;
     return !far_value(index);
   }
+  // Whether the entries may hold less than their value (kDontCare): bytes are lower bounds.
+  bool dont_care() const noexcept { return dont_care_; }
   const EntryOrder& order() const noexcept { return order_; }
   // Where entry `index` lies in the stored order; blocks (read_block, read_stored_block,
   // raw_bytes) are numbered in the stored order, so entry i is in block position(i) /
@@ -317,6 +343,7 @@ class SegmentReader {
   std::uint64_t model_bytes_ = 0;
   bool rules_filled_ = false;
   ClassHalf class_half_ = ClassHalf::none;
+  bool dont_care_ = false;
   EntryOrder order_;
   std::vector<FarValue> far_;
   std::shared_ptr<const EntryRules> rules_;

@@ -46,6 +46,12 @@
 //                              a game whose statistics skip holes need not step through every
 //                              position to find them (the build driver passes them; verify
 //                              does not, so its recount stays independent of the kernel).
+//   conversion_value(g, s, p, ctx, values), dont_care_rank(kind)
+//                              don't-care entries (src/module/dont_care.hpp): the value p's
+//                              converting moves give (nullopt: none, or a kind stored exactly),
+//                              and the side to move's order of a kind's bytes as ranks (nullopt:
+//                              none). Only for a game whose probes restore such entries by
+//                              searching the converting moves.
 #pragma once
 
 #include <concepts>

@@ -6,6 +6,7 @@
 // Thread safety: modules are immutable; every entry point is reentrant.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,6 +69,15 @@ struct SolveRun {
   solve::Stats stats;
 };
 
+// Don't-care entries that a game's probes may find by a search (docs/FORMAT.md, kDontCare): one
+// bit per entry (index order), and the order of the segment's bytes for the side to move
+// (format::DontCare::rank).
+struct DontCareMask {
+  std::vector<std::uint64_t> bits;
+  std::array<std::uint8_t, 256> rank{};
+  std::uint64_t marked = 0;  // bits set
+};
+
 class GameModule {
  public:
   virtual ~GameModule() = default;
@@ -111,6 +121,22 @@ class GameModule {
   // (include/retra/game.hpp, HasClassHalves); nullopt where the segment cannot have one.
   virtual Result<std::optional<std::array<std::uint8_t, 256>>> class_bytes(
       std::string_view segment) const = 0;
+
+  // Don't-care entries of segment `segment` (docs/FORMAT.md, kDontCare), whose entries as they
+  // will be stored are `values` (`half` of them as classes; `far`: the values beyond a byte):
+  // those a probe restores by searching their converting moves, marked where the stored value
+  // (or class) is what those moves give, read from the segment's dependencies in `db` (exact
+  // files). nullopt for a game, or a segment, whose probes do not search.
+  virtual Result<std::optional<DontCareMask>> dont_care(const Database& db,
+                                                        std::string_view segment,
+                                                        format::ClassHalf half,
+                                                        std::span<const format::FarValue> far,
+                                                        std::span<const std::uint8_t> values,
+                                                        int threads) const = 0;
+  // The names given, dependencies first (a segment after every segment its converting moves
+  // lead to), for passes that must see each segment before or after those it reads.
+  virtual Result<std::vector<std::string>> dependency_order(
+      std::span<const std::string> names) const = 0;
 
   // ---- probe ---------------------------------------------------------------------------------
   // Finds the segment and index of a position given as text; segments: the manifest's names.

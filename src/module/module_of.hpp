@@ -11,6 +11,7 @@
 
 #include "src/build/driver.hpp"
 #include "src/module/descriptor.hpp"
+#include "src/module/dont_care.hpp"
 #include "src/module/entry_rules.hpp"
 #include "src/module/module.hpp"
 #include "src/solve/engine_solver.hpp"
@@ -102,6 +103,32 @@ class ModuleOf final : public GameModule {
       if (!g.drops_distances(found->second)) return Bytes();
       return Bytes(retra::class_bytes(g, found->second));
     }
+  }
+  Result<std::optional<DontCareMask>> dont_care(const Database& db, std::string_view segment,
+                                                format::ClassHalf half,
+                                                std::span<const format::FarValue> far,
+                                                std::span<const std::uint8_t> values,
+                                                int threads) const override {
+    if constexpr (!HasDontCare<D>) {
+      (void)db, (void)segment, (void)half, (void)far, (void)values, (void)threads;
+      return std::optional<DontCareMask>();
+    } else {
+      auto found = find_segment(segment);
+      if (!found) return std::move(found).error();
+      return dont_care_entries<D>(db, *found->first, found->second, half, far, values, threads);
+    }
+  }
+  Result<std::vector<std::string>> dependency_order(
+      std::span<const std::string> names) const override {
+    const std::vector<std::string> asked(names.begin(), names.end());
+    auto sel = D::select(asked);
+    if (!sel) return std::move(sel).error();
+    std::vector<std::string> out;
+    for (const auto& s : sel->order) {
+      std::string n = D::segment_name(*sel->game, s);
+      if (std::find(asked.begin(), asked.end(), n) != asked.end()) out.push_back(std::move(n));
+    }
+    return out;
   }
   std::unique_ptr<probe::Locator> locator(std::span<const std::string> segments) const override {
     return D::locator(segments);

@@ -24,9 +24,12 @@ struct Location {
 // How a locator reads stored values when it derives a value: (slot, index) -> the entry's value
 // (its far value where the segment lists one, docs/FORMAT.md), with kClassOnly set where the
 // entry holds only its class (a segment's class half): the game then finds the distance from
-// the entry's moves.
+// the entry's moves; and kDontCare set where the segment has don't-care entries, whose stored
+// value may be worse than the truth (never better): the game then takes the better of it and
+// what the position's converting moves give.
 using Reader = std::function<Value(int slot, std::uint64_t index)>;
 inline constexpr int kClassOnly = 1 << 24;
+inline constexpr int kDontCare = 1 << 25;
 
 class Locator {
  public:
@@ -37,7 +40,9 @@ class Locator {
   virtual int decode(std::uint8_t stored) const = 0;
   // What the database holds, in the game's sizes (stones, pieces).
   virtual Coverage coverage() const = 0;
-  // The value of a position that locate() marked kDerived, from stored bytes read through `read`.
+  // The value of a position that locate() marked kDerived, from stored bytes read through `read`;
+  // also of a located position whose segment has don't-care entries (FORMAT.md, kDontCare).
+  // The default: an error (a game that derives nothing never stores don't-care entries).
   virtual Value derive(std::string_view position, const Reader& read) const;
 };
 

@@ -167,6 +167,7 @@ Value Prober::Impl::byte(int slot, std::uint64_t index, Read how) const {
   if (how == Read::byte) return v;
   if (const auto far = r->far_value(index)) return success(static_cast<int>(*far));
   if (how == Read::marked && r->class_only(index)) v.value |= kClassOnly;
+  if (how == Read::marked && r->dont_care()) v.value |= kDontCare;
   return v;
 }
 
@@ -264,11 +265,18 @@ Value Locator::derive(std::string_view, const Reader&) const {
   return detail::failure(Status::internal, "this game derives no values");
 }
 
+bool Prober::Impl::dont_care(int slot) const {
+  Value err;
+  const format::SegmentReader* r = reader(*slots[static_cast<std::size_t>(slot)], &err);
+  return r && r->dont_care();  // an error comes back from the read that follows
+}
+
 Value Prober::probe(std::string_view position) const {
   Location where;
   Value v = impl_->locator->locate(position, &where);
   if (!v) return v;
-  if (where.slot == Location::kDerived)
+  // Where the stored value may be worse than the truth, the game's search finds it.
+  if (where.slot == Location::kDerived || (where.slot >= 0 && impl_->dont_care(where.slot)))
     return impl_->locator->derive(position, impl_->byte_reader());
   return impl_->read(where, [&](std::uint8_t b) { return impl_->locator->decode(b); });
 }
@@ -283,7 +291,7 @@ void Prober::probe_batch(std::span<const std::string_view> positions, std::span<
     if (!out[i]) continue;
     if (where.slot == Location::kExact)
       out[i] = success(where.value);
-    else if (where.slot == Location::kDerived)
+    else if (where.slot == Location::kDerived || impl_->dont_care(where.slot))
       out[i] = impl_->locator->derive(positions[i], impl_->byte_reader());
     else
       todo.push_back({where.slot, where.index, i});

@@ -161,6 +161,9 @@ struct Prober::Impl {
   std::unique_ptr<detail::BlockCache> cache;
 
   const format::SegmentReader* reader(Slot& s, Value* err) const;
+  // Whether slot `slot`'s segment has don't-care entries (docs/FORMAT.md, kDontCare): its values
+  // then come from the game's search (Locator::derive), not from the byte alone.
+  bool dont_care(int slot) const;
   // The block cache's key of block `block` (in the file's order) of slot `slot`.
   static std::uint64_t cache_key(int slot, std::uint64_t block) {
     return static_cast<std::uint64_t>(slot) << 40 | block;
@@ -169,7 +172,8 @@ struct Prober::Impl {
               std::vector<std::uint8_t>& out) const;
   // What byte() gives: the entry's byte (its class where the value is far, for decoders of one
   // byte), its value (the far value where it has one), or that value marked with kClassOnly
-  // where the entry holds only a class (probe::Reader's contract, locator.hpp).
+  // where the entry holds only a class and kDontCare where the segment has don't-care entries
+  // (probe::Reader's contract, locator.hpp).
   enum class Read { byte, value, marked };
   // Entry `index` of slot `slot`, through the cache.
   Value byte(int slot, std::uint64_t index, Read how = Read::value) const;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "src/database.hpp"
 #include "src/memory.hpp"
 #include "src/module/descriptor.hpp"
+#include "src/module/dont_care.hpp"
 #include "src/verify/verify.hpp"
 
 namespace retra::verifier {
@@ -162,7 +164,72 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
   for (Seg s : sel->order)
     if (checked[id(s)])
       for (Seg d : g.dependencies(s)) ++users[id(d)];
-  auto load = [&](const Seg& s) -> Status {
+  // A segment with don't-care entries (docs/FORMAT.md, kDontCare) stores values no better than
+  // the truth, which is the better of the stored value and what the converting moves give: its
+  // loaded copy gets that value back, from its dependencies' loaded (and so restored) values,
+  // before anything reads it. The checks below then compare the restored values with the rules
+  // as they compare any other; a stored value better than the truth, or worse without a
+  // converting move that gives the truth, stays wrong there.
+  std::function<Status(const Seg&)> load;
+  auto restore = [&](const Seg& s) -> Status {
+    if constexpr (HasDontCare<D>) {
+      const ValueKind kind = value_kind_of(g, s);
+      const auto rank = D::dont_care_rank(kind);
+      if (!rank)
+        return Error(Errc::corrupt, fmt::format("{} {} has don't-care entries, which its values "
+                                                "cannot have (a damaged header?)",
+                                                nouns.segment, name[id(s)]));
+      for (Seg d : g.dependencies(s)) RETRA_TRY(load(d));
+      struct Values {
+        const G& g;
+        const std::vector<LargeArray<std::uint8_t>>& loaded;
+        const std::vector<const format::SegmentReader*>& readers;
+        int operator()(const Seg& seg, std::uint64_t index) const {
+          if constexpr (HasVirtualSegments<G>) {
+            if (G::virtual_segment(seg)) {
+              if constexpr (HasVirtualValues<G>)
+                return g.virtual_value(seg, index, *this);
+              else
+                return static_cast<int>(index);
+            }
+          }
+          const auto k = static_cast<std::size_t>(static_cast<int>(seg));
+          if (const auto v = readers[k]->far_value(index)) return static_cast<int>(*v);
+          return decode_value(value_kind_of(g, seg), loaded[k].data()[index]);
+        }
+      } deps{g, loaded, readers};
+      VerifyContext ctx;
+      ctx.kind = kind;
+      const format::SegmentReader* reader = readers[id(s)];
+      std::uint8_t* const self = loaded[id(s)].data();
+      const std::uint64_t size = g.segment_size(s);
+      constexpr std::uint64_t kChunk = 1 << 16;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
+      for (std::uint64_t c = 0; c < (size + kChunk - 1) / kChunk; ++c) {
+        const std::uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);
+        auto p = g.unrank(s, begin);
+        for (std::uint64_t i = begin; i < end; ++i) {
+          if (i > begin) g.next(s, p);
+          if (reader->far_value(i)) continue;  // exact
+          const std::optional<int> v = D::conversion_value(g, s, p, ctx, deps);
+          if (!v) continue;
+          int want = *v;
+          if (reader->class_only(i)) {
+            if constexpr (HasClassHalves<G>) want = g.class_of(s, *v);
+          }
+          if (want < 0 || want > 255) continue;  // no byte: cannot be what the file left out
+          const auto b = static_cast<std::uint8_t>(want);
+          if ((*rank)[b] > (*rank)[self[i]]) self[i] = b;
+        }
+      }
+      return {};
+    } else {
+      return Error(Errc::corrupt, fmt::format("{} {} has don't-care entries, which {} segments "
+                                              "cannot have (a damaged header?)",
+                                              nouns.segment, name[id(s)], G::kName));
+    }
+  };
+  load = [&](const Seg& s) -> Status {
     if (is_loaded[id(s)]) return {};
     auto seg = db.segment(name[id(s)]);
     if (!seg) return std::move(seg).error();
@@ -172,6 +239,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     loaded[id(s)] = std::move(*arr);
     readers[id(s)] = *seg;
     is_loaded[id(s)] = true;
+    if ((*seg)->dont_care()) RETRA_TRY(restore(s));
     return {};
   };
 

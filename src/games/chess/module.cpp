@@ -697,6 +697,21 @@ std::string value_text(const probe::ChessValue& v) {
 
 }  // namespace
 
+std::optional<std::array<std::uint8_t, 256>> Module::dont_care_rank(ValueKind kind) {
+  if (kind != ValueKind::dtz) return std::nullopt;
+  // Dense ranks of dtz_order: equal values (the unused byte 1 and a draw) rank equal.
+  std::array<int, 256> order;
+  for (int b = 0; b < 256; ++b) order[static_cast<std::size_t>(b)] = dtz_order(b);
+  std::array<int, 256> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  const auto last = std::unique(sorted.begin(), sorted.end());
+  std::array<std::uint8_t, 256> rank;
+  for (std::size_t b = 0; b < 256; ++b)
+    rank[b] = static_cast<std::uint8_t>(std::lower_bound(sorted.begin(), last, order[b]) -
+                                        sorted.begin());
+  return rank;
+}
+
 Result<Report> Module::probe_report(const Database& db, std::string_view position) {
   auto b = parse_fen(position);
   if (!b) return std::move(b).error();
@@ -707,8 +722,12 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
     if (!seg) return failure(seg.error());
     auto v = (*seg)->value_at(index);  // a distance beyond a byte from the far section
     if (!v) return failure(v.error());
-    // probe::Reader's contract: a class-only entry is marked, evaluate() searches its distance.
-    return success(static_cast<int>(*v) | ((*seg)->class_only(index) ? probe::kClassOnly : 0));
+    // probe::Reader's contract: a class-only entry is marked, evaluate() searches its distance;
+    // so is a value from a segment with don't-care entries, where evaluate() searches the zeroing
+    // moves (a far value is exact).
+    const bool far = (*seg)->far_value(index).has_value();
+    return success(static_cast<int>(*v) | ((*seg)->class_only(index) ? probe::kClassOnly : 0) |
+                   ((*seg)->dont_care() && !far ? probe::kDontCare : 0));
   };
   std::vector<probe::ChessMove> moves(256);
   probe::ChessValue pos;

@@ -102,6 +102,26 @@ struct Module {
         s, p, [&](const Child<int>& c) { best.add(values(c.segment, c.index), c.converts); });
     return moves == 0 ? g.no_move_value(s, p) : best.value();
   }
+  // ---- don't-care entries (docs/FORMAT.md, kDontCare): where a DTZ entry's value is what its
+  // zeroing moves (captures, pawn moves) give, a probe finds it by searching them
+  // (tables.hpp, evaluate), so an archived file may store any value no better there. DTM
+  // segments stay exact. ----
+  template <class Values>
+  static std::optional<int> conversion_value(const Game& g, int s, const Position& p,
+                                             const VerifyContext& ctx, const Values& values) {
+    if (!p.valid || ctx.kind != ValueKind::dtz) return std::nullopt;
+    Best best(false);
+    bool any = false;
+    g.for_each_move(s, p, [&](const Child<int>& c) {
+      if (!c.converts) return;
+      best.add(values(c.segment, c.index), true);
+      any = true;
+    });
+    if (!any) return std::nullopt;
+    return best.value();
+  }
+  // The mover's order of DTZ bytes (dtz_order), as ranks 0..255; nullopt for DTM.
+  static std::optional<std::array<std::uint8_t, 256>> dont_care_rank(ValueKind kind);
   static std::string position_text(const Game& g, int s, const Position& p) {
     return p.valid ? to_fen(g.board(s, p)) : "(not a position: a hole of the index)";
   }

@@ -105,7 +105,8 @@ Value Prober::chess_wdl(const ChessBoard& board) const {
     if (w.kings_only) return detail::success(chess::draw);
     Value v = impl_->byte(w.dtz_slot, w.index);
     if (v) v.value = chess::decode_dtz(v.value).wdl;
-    return v;
+    // With don't-care entries (docs/FORMAT.md) only a win is sure without the board's search.
+    if (!v || v.value == chess::win || !impl_->dont_care(w.dtz_slot)) return v;
   }
   auto b = board_of(board);
   if (!b) return detail::failure(b.error());

@@ -126,6 +126,11 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
   };
   bool stored_class = false;
   int stored_wdl = draw;  // the class stored there
+  // A segment with don't-care entries (docs/FORMAT.md, kDontCare) stores values no better than
+  // the truth, which is the better of the stored value and the zeroing moves' best: then only
+  // those moves are searched (zeroing_only), unless the distance of a class is asked for.
+  bool lower_bound = false, zeroing_only = false;
+  int stored = 0;  // the stored value (a dtz byte, or a far value)
   if (b.ep < 0) {
     if (w.kings_only) {
       v.outcome = 0;
@@ -133,21 +138,30 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
     }
     const probe::Value z = read(w.dtz_slot, w.index);
     if (!z) return fail(z.status, z.message);
-    const Dtz d = decode_dtz(z.value & ~probe::kClassOnly);
+    const bool cls = (z.value & probe::kClassOnly) != 0;
+    lower_bound = (z.value & probe::kDontCare) != 0;
+    stored = z.value & ~(probe::kClassOnly | probe::kDontCare);
+    const Dtz d = decode_dtz(stored);
+    // Nothing is better than a win, or than a win in one ply where the distance counts.
+    if (lower_bound && d.wdl == win && (!need.dtz || (!cls && d.dtz == 1))) lower_bound = false;
     // A side stored as classes (Game::class_of): a decided position's distance comes from the
     // search below, over children that are the other side's (stored in full) or conversions.
-    if (!(z.value & probe::kClassOnly) || d.wdl == draw || !need.dtz) {
+    if (cls && need.dtz && (d.wdl != draw || lower_bound)) {
+      stored_class = true;
+      stored_wdl = d.wdl;
+    } else if (lower_bound) {
+      zeroing_only = true;
+    } else {
       v.wdl = d.wdl;
       v.dtz = d.dtz;
       if (const probe::Value m = read_dtm(); !m) return fail(m.status, m.message);
       v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
       return v;
     }
-    stored_class = true;
-    stored_wdl = d.wdl;
   }
-  // Not stored (an en-passant right) or stored as a class: the best over the legal moves (the
-  // en-passant capture included). A conversion's child counts by its class alone.
+  // Not stored (an en-passant right), stored as a class, or stored as a lower bound: the best
+  // over the legal moves (the en-passant capture included), or over the zeroing ones alone. A
+  // conversion's child counts by its class alone.
   // Zeroing moves come first: where the stored class is a win, cursed or not, a zeroing move
   // that keeps it gives the shortest distance the class allows (1 or 101 plies), and the search
   // stops there (a probe of the side that can capture or push reads one child, not all).
@@ -159,8 +173,9 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
       std::swap(moves[static_cast<std::size_t>(zeroing_moves++)],
                 moves[static_cast<std::size_t>(n - 1)]);
   });
-  // Stored as a class, this position's DTM is stored: its children's are not needed.
-  const bool child_dtm = need.dtm && !stored_class;
+  // Stored (as a class, or as a lower bound), this position's DTM is stored: its children's are
+  // not needed.
+  const bool child_dtm = need.dtm && !stored_class && !zeroing_only;
   Best dtz(false), dtm(true);
   bool all_dtm = true;
   // Where each child lives: none where it has an en-passant right or its locate failed.
@@ -197,7 +212,11 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
       dtz.add(zb, zeroing);
       if (!cv.has_dtm && cv.wdl != draw) all_dtm = false;
       dtm.add(cv.has_dtm ? encode_dtm(cv.dtm) : 0, zeroing);
-      if (zeroing && (stored_wdl == win || stored_wdl == cursed_win) && -cv.wdl == stored_wdl) {
+      // (A stored cursed win that may be worse than the truth could still be a win; where only
+      // zeroing moves count, a winning one is the best there is.)
+      if (zeroing &&
+          (stored_wdl == win || (stored_wdl == cursed_win && !lower_bound) || zeroing_only) &&
+          -cv.wdl == (zeroing_only ? win : stored_wdl)) {
         probe::ChessValue done;  // the DTM comes from its own segment
         return done;
       }
@@ -205,6 +224,17 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
     return std::nullopt;
   };
   auto r = fold(0, zeroing_moves);
+  if (zeroing_only) {
+    if (r && !*r) return *r;  // an error
+    const int best =
+        zeroing_moves && dtz_order(dtz.value()) > dtz_order(stored) ? dtz.value() : stored;
+    const Dtz d = decode_dtz(best);
+    v.wdl = d.wdl;
+    v.dtz = d.dtz;
+    if (const probe::Value m = read_dtm(); !m) return fail(m.status, m.message);
+    v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
+    return v;
+  }
   if (!r) r = fold(zeroing_moves, n);
   if (r && !*r) return *r;  // an error
   const int z = n ? dtz.value() : (in_check(b, b.side) ? 2 : 0);

@@ -41,6 +41,16 @@ inline int dtz_class_byte(int b) {
   const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
   return (d <= kHorizon ? 2 : 2 * (kHorizon + 1)) + ((b & 1) ? 1 : 2);
 }
+// The mover's order of dtz values (bytes, or far values beyond a byte): higher is better. A win
+// beats a cursed win, which beats a draw, then a blessed loss, then a loss; a nearer win is
+// better, a farther loss is better (as Best chooses). Don't-care entries (docs/FORMAT.md) may
+// hold any value no higher in this order than their own.
+inline int dtz_order(int b) {
+  if (b <= 1) return 1000;  // a draw (1 is unused)
+  const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
+  if (b & 1) return d <= kHorizon ? 40000 - d : 20000 - d;
+  return d <= kHorizon ? d - 20000 : d - 10000;
+}
 // A dtm byte (Game::kMatedCode 1): 0 draw, otherwise the distance in plies + 1, even bytes wins
 // (odd plies), odd bytes losses (even plies; 1: mated). One byte holds up to 254 plies, enough for
 // every 3-5 piece table (KPPvKP's 254-ply loss is the longest). nullopt for a draw; + for wins,

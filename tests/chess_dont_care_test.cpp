@@ -1,0 +1,259 @@
+// Chess tables archived with don't-care entries (`recompress --dont-care`, docs/FORMAT.md
+// kDontCare): every probe of every legal position equals the exact files' (the search over
+// zeroing moves restores what the file leaves out), the files really do store worse values,
+// DTM segments stay exact, a later recompression keeps them, `verify` restores and checks them,
+// and builds, which read bytes as values, refuse them. Labelled slow (release builds only).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chess_reference_check.hpp"
+#include "retra/probe.hpp"
+#include "src/build/build.hpp"
+#include "src/database.hpp"
+#include "src/games/chess/module.hpp"
+#include "src/recompress.hpp"
+#include "src/verify/verify.hpp"
+#include "test_util.hpp"
+
+namespace retra::chess {
+namespace {
+
+// Pawnless and pawn tables, with captures and promotions into tables that have don't-care
+// entries themselves (the search recurses), down to 3-piece tables whose only captures leave
+// the bare kings.
+constexpr const char* kTables[] = {"KQvK", "KPvK", "KRvKN", "KRvKP"};
+
+class ChessDontCare : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    OptionValues ov;
+    ov["--endgame"] = {std::begin(kTables), std::end(kTables)};
+    auto t = find_module("chess")->targets(ov);  // all three metrics
+    ASSERT_TRUE(t) << t.error().message();
+    BuildRequest r = test::build_request("chess", *t, exact());
+    auto built = build(r);
+    ASSERT_TRUE(built) << built.error().message();
+    std::filesystem::copy(exact(), archived(), std::filesystem::copy_options::recursive);
+    RecompressOptions opt;
+    opt.zstd_level = 3;
+    opt.block_entries = 4096;  // many blocks: runs that cross blocks, fills at block starts
+    opt.dont_care = true;
+    opt.threads = 2;
+    auto rep = recompress(archived(), opt);
+    ASSERT_TRUE(rep) << rep.error().message();
+    report_ = new std::vector<RecompressedSegment>(std::move(*rep));
+    for (int k = 0; k < 2; ++k) {
+      probe::Value err;
+      db_[k] = probe::Prober::open((k ? archived() : exact()).string(), {}, &err).release();
+      ASSERT_NE(db_[k], nullptr) << err.message;
+    }
+  }
+  static void TearDownTestSuite() {
+    for (auto*& d : db_) {
+      delete d;
+      d = nullptr;
+    }
+    delete report_;
+    delete dir_;
+  }
+  static std::filesystem::path exact() { return dir_->path() / "exact"; }
+  static std::filesystem::path archived() { return dir_->path() / "archived"; }
+  static test::TempDir* dir_;
+  static std::vector<RecompressedSegment>* report_;
+  static std::array<probe::Prober*, 2> db_;  // exact, archived
+};
+test::TempDir* ChessDontCare::dir_ = nullptr;
+std::vector<RecompressedSegment>* ChessDontCare::report_ = nullptr;
+std::array<probe::Prober*, 2> ChessDontCare::db_ = {};
+
+bool same(const probe::ChessValue& a, const probe::ChessValue& b) {
+  return a.status == b.status && a.wdl == b.wdl && a.dtz == b.dtz && a.has_dtm == b.has_dtm &&
+         (!a.has_dtm || a.dtm == b.dtm) && a.outcome == b.outcome;
+}
+
+std::string text(const probe::ChessValue& v) {
+  return fmt::format("{} dtz {} dtm {} outcome {} {}", wdl_name(v.wdl), v.dtz,
+                     v.has_dtm ? std::to_string(v.dtm) : "-", v.outcome, v.message);
+}
+
+// DTZ segments with converting moves get don't-care entries, DTM segments none; the files and
+// the manifest say so; and the stored bytes really differ from the exact ones in places.
+TEST_F(ChessDontCare, DtzSegmentsHaveDontCareEntriesAndDtmSegmentsNone) {
+  auto db = Database::open(archived());
+  ASSERT_TRUE(db) << db.error().message();
+  int flagged = 0;
+  for (const auto& r : *report_) {
+    const bool is_dtm = r.name.ends_with(".dtm");
+    auto seg = (*db)->segment(r.name);
+    ASSERT_TRUE(seg) << seg.error().message();
+    EXPECT_EQ((*seg)->dont_care(), !is_dtm) << r.name;
+    EXPECT_EQ(r.dont_care, !is_dtm) << r.name;
+    EXPECT_EQ((*db)->manifest().find(r.name)->build.value("dont_care", false), !is_dtm) << r.name;
+    if (is_dtm) {
+      EXPECT_EQ(r.dont_care_entries, 0u) << r.name;
+      continue;
+    }
+    ++flagged;
+    if (r.name == "KRvKN" || r.name.starts_with("KRvKP")) {
+      EXPECT_GT(r.dont_care_entries, r.entries / 50) << r.name;
+    }
+  }
+  EXPECT_GE(flagged, 8);
+  std::uint64_t differ = 0, entries = 0;
+  for (const char* name : {"KRvKN", "KRvKP_b4"}) {
+    auto e = Database::open(exact());
+    ASSERT_TRUE(e);
+    const auto a = test::read_segment(**e, name), b = test::read_segment(**db, name);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+    entries += a.size();
+  }
+  EXPECT_GT(differ, entries / 100);
+}
+
+// Legal positions of every table, both colourings (every one of the 3-piece tables, every 47th
+// of the others): WDL, DTZ and DTM by bitboards, WDL alone by bitboards (the engines' fast path)
+// and by FEN, from the archived files equal the exact files'; every move of every 61st of them
+// at the root likewise.
+TEST_F(ChessDontCare, EveryProbeEqualsTheExactFiles) {
+  for (const char* name : kTables) {
+    const Material m = *parse_material(name);
+    const std::uint64_t every = m.pieces() > 3 ? 47 : 1;
+    std::uint64_t seen = 0, checked = 0, wrong = 0, roots = 0;
+    for (const Material& coloured : {m, m.flipped()}) {
+      check::for_each_board(coloured, [&](const Board& b) {
+        if (++seen % every != 0) return;
+        const probe::ChessBoard cb = bitboards_of(b);
+        const probe::ChessValue want = db_[0]->chess(cb), got = db_[1]->chess(cb);
+        ASSERT_TRUE(want) << to_fen(b) << ": " << want.message;
+        const probe::Value wdl = db_[1]->chess_wdl(cb), fen = db_[1]->probe(to_fen(b));
+        if ((!same(want, got) || !wdl || wdl.value != want.wdl || !fen || fen.value != want.wdl) &&
+            ++wrong <= 5)
+          ADD_FAILURE() << name << " " << to_fen(b) << ": exact " << text(want) << "; archived "
+                        << text(got) << ", WDL " << wdl.value << " " << wdl.message << ", FEN "
+                        << fen.value << " " << fen.message;
+        if (++checked % 61 != 0) return;
+        std::vector<probe::ChessMove> a(256), c(256);
+        probe::ChessValue pa, pc;
+        const int n = db_[0]->chess_root(cb, a, &pa);
+        ASSERT_EQ(db_[1]->chess_root(cb, c, &pc), n) << to_fen(b);
+        EXPECT_TRUE(same(pc, pa)) << to_fen(b);
+        for (int i = 0; i < n; ++i) {
+          const auto& x = a[static_cast<std::size_t>(i)];
+          const auto& y = c[static_cast<std::size_t>(i)];
+          EXPECT_TRUE(x.from == y.from && x.to == y.to && x.promotion == y.promotion &&
+                      same(x.value, y.value))
+              << to_fen(b) << " move " << i << ": " << text(x.value) << "; " << text(y.value);
+        }
+        ++roots;
+      });
+      if (m.symmetric()) break;
+    }
+    EXPECT_EQ(wrong, 0u) << checked << " positions of " << name;
+    EXPECT_GT(checked, 10000u) << name;
+    EXPECT_GT(roots, 100u) << name;
+  }
+}
+
+// `retra verify` restores the entries from their zeroing moves and passes, over the whole
+// database and over one segment whose dependencies it then restores too.
+TEST_F(ChessDontCare, TheVerifierRestoresThemAndPasses) {
+  auto db = Database::open(archived());
+  ASSERT_TRUE(db) << db.error().message();
+  for (const std::vector<std::string>& only : {std::vector<std::string>{}, {"KRvKP_b4"}}) {
+    VerifyOptions opt;
+    opt.threads = 2;
+    opt.only = only;
+    auto rep = verify(**db, opt);
+    ASSERT_TRUE(rep) << rep.error().message();
+    EXPECT_TRUE(rep->ok) << (rep->failure ? rep->failure->message : "");
+  }
+}
+
+// A don't-care entry made better than its truth, and an entry the search cannot restore made
+// worse, are each named by the verifier at their index.
+TEST_F(ChessDontCare, TheVerifierNamesAValueBetterOrWorseThanItsMovesGive) {
+  auto e = Database::open(exact());
+  ASSERT_TRUE(e);
+  const auto truth = test::read_segment(**e, "KRvKN");
+  for (const bool better : {true, false}) {
+    SCOPED_TRACE(better ? "better" : "worse");
+    test::TempDir tmp;
+    const auto copy = tmp / "db";
+    std::filesystem::copy(archived(), copy, std::filesystem::copy_options::recursive);
+    std::size_t at = 0;
+    {
+      auto d = Database::open(copy);
+      ASSERT_TRUE(d) << d.error().message();
+      auto values = test::read_segment(**d, "KRvKN");
+      auto seg = (*d)->segment("KRvKN");
+      ASSERT_TRUE(seg);
+      // An entry stored in full: a filled don't-care entry (stored worse than its value), made
+      // a win in one ply, better than its value; or a win or loss in 2..100 plies (no zeroing
+      // move gives that, so its byte is its value), made a draw or a loss in one ply.
+      bool found = false;
+      for (std::size_t i = 0; i < values.size() && !found; ++i) {
+        if ((*seg)->class_only(i)) continue;
+        const int t = static_cast<std::uint8_t>(truth[i]);
+        found = better ? values[i] != truth[i] && t != 3
+                       : values[i] == truth[i] && t >= 5 && t <= 2 * 100 + 2;
+        if (found) at = i;
+      }
+      ASSERT_TRUE(found);
+      const int t = static_cast<std::uint8_t>(truth[at]);
+      values[at] = static_cast<std::int8_t>(better ? 3 : t % 2 ? 0 : 4);
+      test::rewrite_segment(**d, "KRvKN", values);
+    }
+    auto d = Database::open(copy);
+    ASSERT_TRUE(d) << d.error().message();
+    VerifyOptions opt;
+    opt.threads = 2;
+    opt.only = {"KRvKN"};
+    auto rep = verify(**d, opt);
+    ASSERT_TRUE(rep) << rep.error().message();
+    ASSERT_FALSE(rep->ok);
+    ASSERT_TRUE(rep->failure);
+    ASSERT_TRUE(rep->failure->index) << rep->failure->message;
+    EXPECT_EQ(*rep->failure->index, at) << rep->failure->message;
+  }
+}
+
+// A build that converts into such files needs every byte to be a value: it refuses, with the
+// reason.
+TEST_F(ChessDontCare, BuildsRefuseThem) {
+  BuildRequest r = test::build_request("chess", {"KRvKP_b4"}, archived());
+  r.force = true;
+  auto built = build(r);
+  ASSERT_FALSE(built);
+  EXPECT_NE(built.error().message().find("don't-care"), std::string::npos)
+      << built.error().message();
+}
+
+// Recompressed again without --dont-care, a file keeps its flag and its stored bytes.
+TEST_F(ChessDontCare, ALaterRecompressionKeepsThem) {
+  test::TempDir tmp;
+  const auto copy = tmp / "db";
+  std::filesystem::copy(archived(), copy, std::filesystem::copy_options::recursive);
+  RecompressOptions opt;
+  opt.threads = 2;
+  opt.segments = {"KRvKN"};
+  auto rep = recompress(copy, opt);
+  ASSERT_TRUE(rep) << rep.error().message();
+  ASSERT_EQ(rep->size(), 1u);
+  EXPECT_TRUE((*rep)[0].dont_care);
+  EXPECT_EQ((*rep)[0].dont_care_entries, 0u);
+  auto a = Database::open(archived()), b = Database::open(copy);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(test::read_segment(**a, "KRvKN"), test::read_segment(**b, "KRvKN"));
+  EXPECT_TRUE((*(*b)->segment("KRvKN"))->dont_care());
+}
+
+}  // namespace
+}  // namespace retra::chess
