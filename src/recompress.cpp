@@ -1,8 +1,8 @@
 // `retra recompress` (src/recompress.hpp). Thread safety: see the header.
 #include "src/recompress.hpp"
 
+#include <algorithm>
 #include <chrono>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -44,13 +44,21 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
 
   std::vector<format::SegmentRecord> todo;
   const auto& all = (*db)->manifest().segments;
-  std::set<std::string, std::less<>> asked(opt.segments.begin(), opt.segments.end());
-  for (const auto& name : asked)
-    if (!(*db)->has_segment(name))
+  // A name selects its segment, or every segment whose name continues it with '_' or '.' (a
+  // table's pawn profiles and its DTM, `verify --only`'s rule).
+  auto selects = [](const std::string& name, const std::string& segment) {
+    return segment == name ||
+           (segment.size() > name.size() && segment.compare(0, name.size(), name) == 0 &&
+            (segment[name.size()] == '_' || segment[name.size()] == '.'));
+  };
+  for (const auto& name : opt.segments)
+    if (std::none_of(all.begin(), all.end(), [&](const auto& s) { return selects(name, s.name); }))
       return Error(Errc::not_found, fmt::format("database '{}' has no {} segment '{}'",
                                                 dir.string(), (*db)->manifest().game, name));
   for (const auto& s : all)
-    if (asked.empty() || asked.count(s.name)) todo.push_back(s);
+    if (opt.segments.empty() || std::any_of(opt.segments.begin(), opt.segments.end(),
+                                            [&](const auto& n) { return selects(n, s.name); }))
+      todo.push_back(s);
   if (opt.dont_care) {
     // Dependents first: marking a segment's entries reads its dependencies' exact values.
     std::vector<std::string> names;

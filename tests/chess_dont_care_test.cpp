@@ -236,23 +236,27 @@ TEST_F(ChessDontCare, BuildsRefuseThem) {
       << built.error().message();
 }
 
-// Recompressed again without --dont-care, a file keeps its flag and its stored bytes.
+// Recompressed again without --dont-care (a table named: all its segments), a file keeps its
+// flag and its stored bytes.
 TEST_F(ChessDontCare, ALaterRecompressionKeepsThem) {
   test::TempDir tmp;
   const auto copy = tmp / "db";
   std::filesystem::copy(archived(), copy, std::filesystem::copy_options::recursive);
   RecompressOptions opt;
   opt.threads = 2;
-  opt.segments = {"KRvKN"};
+  opt.segments = {"KRvKP"};
   auto rep = recompress(copy, opt);
   ASSERT_TRUE(rep) << rep.error().message();
-  ASSERT_EQ(rep->size(), 1u);
-  EXPECT_TRUE((*rep)[0].dont_care);
-  EXPECT_EQ((*rep)[0].dont_care_entries, 0u);
+  ASSERT_EQ(rep->size(), 12u);  // KRvKP_b2 .. _b7, each with its .dtm
   auto a = Database::open(archived()), b = Database::open(copy);
   ASSERT_TRUE(a && b);
-  EXPECT_EQ(test::read_segment(**a, "KRvKN"), test::read_segment(**b, "KRvKN"));
-  EXPECT_TRUE((*(*b)->segment("KRvKN"))->dont_care());
+  for (const auto& r : *rep) {
+    EXPECT_TRUE(r.name.starts_with("KRvKP_b")) << r.name;
+    EXPECT_EQ(r.dont_care, !r.name.ends_with(".dtm")) << r.name;
+    EXPECT_EQ(r.dont_care_entries, 0u) << r.name;
+    EXPECT_EQ(test::read_segment(**a, r.name), test::read_segment(**b, r.name)) << r.name;
+    EXPECT_EQ((*(*b)->segment(r.name))->dont_care(), r.dont_care) << r.name;
+  }
 }
 
 }  // namespace

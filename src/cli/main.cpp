@@ -402,10 +402,12 @@ int run(int argc, char** argv, kernels::Cluster* cluster) {
   recompress_sub->add_flag(
       "--dont-care", recompress_args.dont_care,
       "Archive: store \"don't care\" entries where the game's probes find the value by "
-      "searching converting moves (smaller files; probes search; builds and verify refuse them)");
+      "searching converting moves (smaller files; probes search, verify restores them, builds "
+      "refuse them)");
   recompress_sub
       ->add_option("--segment", recompress_args.segments,
-                   "Only these segments (repeat or comma separate; default: all)")
+                   "Only these segments, or all of a table's by its name (KRPvKR: KRPvKR_w2 "
+                   "and on; repeat or comma separate; default: all)")
       ->delimiter(',');
   recompress_sub->callback([&] { exit = recompress_cmd(c, recompress_args); });
 
