@@ -44,12 +44,12 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
 
   std::vector<format::SegmentRecord> todo;
   const auto& all = (*db)->manifest().segments;
-  // A name selects its segment, or every segment whose name continues it with '_' or '.' (a
-  // table's pawn profiles and its DTM, `verify --only`'s rule).
-  auto selects = [](const std::string& name, const std::string& segment) {
-    return segment == name ||
-           (segment.size() > name.size() && segment.compare(0, name.size(), name) == 0 &&
-            (segment[name.size()] == '_' || segment[name.size()] == '.'));
+  // A name selects its segment; a name that is no segment selects every segment whose name
+  // continues it with '_' or '.' (a chess table's pawn profiles and their DTM).
+  auto selects = [&](const std::string& name, const std::string& segment) {
+    if ((*db)->has_segment(name)) return segment == name;
+    return segment.size() > name.size() && segment.compare(0, name.size(), name) == 0 &&
+           (segment[name.size()] == '_' || segment[name.size()] == '.');
   };
   for (const auto& name : opt.segments)
     if (std::none_of(all.begin(), all.end(), [&](const auto& s) { return selects(name, s.name); }))

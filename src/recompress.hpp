@@ -31,8 +31,8 @@ struct RecompressOptions {
   // The segments are then rewritten dependents first, so that each one's dependencies are still
   // exact when its entries are marked. A segment that has the flag keeps it either way.
   bool dont_care = false;
-  // Segment names, or a prefix that selects every segment continuing it with '_' or '.' (a
-  // chess table's pawn profiles and DTM); empty: all.
+  // Segment names; a name that is no segment selects every segment continuing it with '_' or
+  // '.' (a chess table's pawn profiles and their DTM). Empty: all.
   std::vector<std::string> segments;
   int threads = 1;
   Progress* progress = nullptr;

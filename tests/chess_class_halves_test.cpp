@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "chess_probe_compare.hpp"
 #include "chess_reference_check.hpp"
 #include "retra/probe.hpp"
 #include "src/build/build.hpp"
@@ -84,15 +83,8 @@ void expect_verified(const std::filesystem::path& dir) {
   EXPECT_TRUE(rep->ok) << (rep->failure ? rep->failure->message : "");
 }
 
-bool same(const probe::ChessValue& a, const probe::ChessValue& b) {
-  return a.status == b.status && a.wdl == b.wdl && a.dtz == b.dtz && a.has_dtm == b.has_dtm &&
-         (!a.has_dtm || a.dtm == b.dtm) && a.outcome == b.outcome;
-}
-
-std::string text(const probe::ChessValue& v) {
-  return fmt::format("{} dtz {} dtm {} outcome {} {}", wdl_name(v.wdl), v.dtz,
-                     v.has_dtm ? std::to_string(v.dtm) : "-", v.outcome, v.message);
-}
+using check::same;
+using check::text;
 
 TEST_F(ChessClassHalves, EveryDtzSegmentRecordsTheHalfItWasAskedFor) {
   for (std::size_t k = 0; k < kChoices.size(); ++k) {
@@ -133,18 +125,7 @@ TEST_F(ChessClassHalves, EveryProbeAgreesWithEitherHalfStoredAsClasses) {
           ADD_FAILURE() << name << " " << to_fen(b) << ": White's side as classes " << text(lower)
                         << "; Black's " << text(upper);
         if (++checked % 61 != 0) return;
-        std::vector<probe::ChessMove> a(256), c(256);
-        probe::ChessValue pa, pc;
-        const int n = db_[0]->chess_root(cb, a, &pa);
-        ASSERT_EQ(db_[1]->chess_root(cb, c, &pc), n) << to_fen(b);
-        EXPECT_TRUE(same(pc, pa)) << to_fen(b);
-        for (int i = 0; i < n; ++i) {
-          const auto& x = a[static_cast<std::size_t>(i)];
-          const auto& y = c[static_cast<std::size_t>(i)];
-          EXPECT_TRUE(x.from == y.from && x.to == y.to && x.promotion == y.promotion &&
-                      same(x.value, y.value))
-              << to_fen(b) << " move " << i << ": " << text(x.value) << "; " << text(y.value);
-        }
+        check::expect_same_root(*db_[0], *db_[1], b);
         ++roots;
       });
       if (m.symmetric()) break;

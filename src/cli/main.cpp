@@ -406,8 +406,9 @@ int run(int argc, char** argv, kernels::Cluster* cluster) {
       "refuse them)");
   recompress_sub
       ->add_option("--segment", recompress_args.segments,
-                   "Only these segments, or all of a table's by its name (KRPvKR: KRPvKR_w2 "
-                   "and on; repeat or comma separate; default: all)")
+                   "Only these segments; a name that is no segment selects the segments that "
+                   "continue it (KRPvKR: KRPvKR_w2 and on; repeat or comma separate; default: "
+                   "all)")
       ->delimiter(',');
   recompress_sub->callback([&] { exit = recompress_cmd(c, recompress_args); });
 

@@ -84,6 +84,26 @@ struct VerifyContext {
   ValueKind kind = ValueKind::score;  // the segment's value kind
 };
 
+// A value source for verify_value and conversion_value: stored(seg, index) gives a stored
+// segment's decoded value; the game's virtual segments are answered from the stored ones
+// (HasVirtualValues), as the build's kernels see them.
+template <class G, class Stored>
+struct VirtualAware {
+  const G& g;
+  Stored stored;
+  int operator()(const typename G::SegmentId& seg, std::uint64_t index) const {
+    if constexpr (HasVirtualSegments<G>) {
+      if (G::virtual_segment(seg)) {
+        if constexpr (HasVirtualValues<G>)
+          return g.virtual_value(seg, index, *this);
+        else
+          return static_cast<int>(index);
+      }
+    }
+    return stored(seg, index);
+  }
+};
+
 namespace archetype {
 // A value source for verify_value: the stored value of (segment, index), decoded.
 template <class Seg>

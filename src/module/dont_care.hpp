@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -76,26 +77,16 @@ requires HasDontCare<D> Result<std::optional<DontCareMask>> dont_care_entries(
     deps.push_back({d, std::move(*arr), *r});
   }
   // Values by segment, decoded, far values included (as the verifier reads them).
-  struct Values {
-    const G& g;
-    const std::vector<Loaded>& deps;
-    int operator()(const Seg& seg, std::uint64_t index) const {
-      if constexpr (HasVirtualSegments<G>) {
-        if (G::virtual_segment(seg)) {
-          if constexpr (HasVirtualValues<G>)
-            return g.virtual_value(seg, index, *this);
-          else
-            return static_cast<int>(index);
-        }
+  auto dependency_value = [&](const Seg& seg, std::uint64_t index) {
+    for (const Loaded& l : deps)
+      if (l.seg == seg) {
+        if (const auto v = l.reader->far_value(index)) return static_cast<int>(*v);
+        return decode_value(value_kind_of(g, seg), l.values.data()[index]);
       }
-      for (const Loaded& l : deps)
-        if (l.seg == seg) {
-          if (const auto far = l.reader->far_value(index)) return static_cast<int>(*far);
-          return decode_value(value_kind_of(g, seg), l.values.data()[index]);
-        }
-      return 0;  // not a dependency: a converting move cannot lead there (asserted in debug)
-    }
-  } lookup{g, deps};
+    assert(false && "a converting move leads to a dependency");
+    return 0;
+  };
+  const VirtualAware<G, decltype(dependency_value)> lookup{g, dependency_value};
   VerifyContext ctx;
   ctx.kind = kind;
 

@@ -180,24 +180,11 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
                                                 "cannot have (a damaged header?)",
                                                 nouns.segment, name[id(s)]));
       for (Seg d : g.dependencies(s)) RETRA_TRY(load(d));
-      struct Values {
-        const G& g;
-        const std::vector<LargeArray<std::uint8_t>>& loaded;
-        const std::vector<const format::SegmentReader*>& readers;
-        int operator()(const Seg& seg, std::uint64_t index) const {
-          if constexpr (HasVirtualSegments<G>) {
-            if (G::virtual_segment(seg)) {
-              if constexpr (HasVirtualValues<G>)
-                return g.virtual_value(seg, index, *this);
-              else
-                return static_cast<int>(index);
-            }
-          }
-          const auto k = static_cast<std::size_t>(static_cast<int>(seg));
-          if (const auto v = readers[k]->far_value(index)) return static_cast<int>(*v);
-          return decode_value(value_kind_of(g, seg), loaded[k].data()[index]);
-        }
-      } deps{g, loaded, readers};
+      auto loaded_value = [&](const Seg& seg, std::uint64_t index) {
+        if (const auto v = readers[id(seg)]->far_value(index)) return static_cast<int>(*v);
+        return decode_value(value_kind_of(g, seg), loaded[id(seg)].data()[index]);
+      };
+      const VirtualAware<G, decltype(loaded_value)> deps{g, loaded_value};
       VerifyContext ctx;
       ctx.kind = kind;
       const format::SegmentReader* reader = readers[id(s)];
@@ -271,25 +258,15 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     };
     // The stored values this segment's children read (decoded; virtual children as the game
     // computes them from stored ones). `reads`, when set, collects the indices of children in
-    // segment `own` (only while diagnosing a failure).
-    struct Values {
-      const G& g;
-      const decltype(stored_value)& stored;
-      std::vector<std::uint64_t>* reads = nullptr;
-      int own = -1;
-      int operator()(const Seg& seg, std::uint64_t index) const {
-        if constexpr (HasVirtualSegments<G>) {
-          if (G::virtual_segment(seg)) {
-            if constexpr (HasVirtualValues<G>)
-              return g.virtual_value(seg, index, *this);
-            else
-              return static_cast<int>(index);
-          }
-        }
-        if (reads && static_cast<int>(seg) == own) reads->push_back(index);
-        return stored(seg, index);
-      }
-    } values{g, stored_value};
+    // this segment (only while diagnosing a failure).
+    auto values_reading = [&](std::vector<std::uint64_t>* reads) {
+      auto read = [&stored_value, reads, own = s](const Seg& seg, std::uint64_t index) {
+        if (reads && static_cast<int>(seg) == static_cast<int>(own)) reads->push_back(index);
+        return stored_value(seg, index);
+      };
+      return VirtualAware<G, decltype(read)>{g, read};
+    };
+    const auto values = values_reading(nullptr);
     const ValueKind kind = value_kind_of(g, s);
     VerifyContext ctx;
     ctx.dtc = rec->stats.value("metric", "") == "dtc";
@@ -401,7 +378,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       std::vector<std::uint64_t> reads;
       for (std::size_t k = 0; k < std::min<std::size_t>(listed.size(), kDiagnosed); ++k) {
         reads.clear();
-        Values rec_values{g, stored_value, &reads, static_cast<int>(s)};
+        const auto rec_values = values_reading(&reads);
         (void)D::verify_value(g, s, g.unrank(s, listed[k]), ctx, rec_values);
         if (std::any_of(reads.begin(), reads.end(), [&](std::uint64_t c) {
               return std::binary_search(listed.begin(), listed.end(), c);
