@@ -112,7 +112,9 @@ class Prober {
   void probe_batch(std::span<const std::string_view> positions, std::span<Value> out) const;
   // What the database holds (sizes, segments), e.g. to decide which positions to probe.
   Coverage coverage() const;
-  // Raw access: the stored byte at `index` of the segment named `segment` in the manifest.
+  // Raw access: the stored byte at `index` of the segment named `segment` in the manifest (in a
+  // segment with don't-care entries, docs/FORMAT.md, a byte may be worse than the value the
+  // game's probes give there: they search; this does not).
   Value stored(std::string_view segment, std::uint64_t index) const;
 
   // ---- typed entry points of the games (no text parsing) ----
