@@ -171,32 +171,11 @@ Error rule_mismatch(std::uint64_t index, std::uint8_t held, std::int16_t rule) {
                                            index, held, rule));
 }
 
-// Replaces the entries is_rule(i) marks by the stored entry before them (the block's first
-// stored entry at its start), so that they extend runs instead of breaking them. Returns how many
-// it replaced.
-template <class IsRule>
-std::uint64_t fill_rule_entries(std::vector<std::uint8_t>& out, const IsRule& is_rule) {
-  std::uint8_t fill = 0;
-  for (std::size_t i = 0; i < out.size(); ++i)
-    if (!is_rule(i)) {
-      fill = out[i];
-      break;
-    }
-  std::uint64_t n = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (!is_rule(i)) {
-      fill = out[i];
-      continue;
-    }
-    out[i] = fill;
-    ++n;
-  }
-  return n;
-}
-
-// fill_rule_entries for a block with don't-care entries too: mark(i) is 1 for an entry the
-// rules answer, 2 for a don't-care entry (DontCare), 0 otherwise. A don't-care entry takes the
-// byte stored before it where that ranks no higher than its own, else keeps its own.
+// Fills a block as the file stores it: mark(i) is 1 for an entry the rules answer, which takes
+// the stored entry before it (the block's first stored entry at its start), so that it extends
+// a run instead of breaking it; 2 for a don't-care entry (DontCare), which takes the byte stored
+// before it where that ranks no higher than its own, else keeps its own; 0 otherwise. Returns
+// how many rule entries it replaced.
 template <class Mark>
 std::uint64_t fill_entries(std::vector<std::uint8_t>& out, const Mark& mark, const DontCare& dc) {
   std::uint8_t fill = 0;
@@ -218,6 +197,14 @@ std::uint64_t fill_entries(std::vector<std::uint8_t>& out, const Mark& mark, con
     }
   }
   return n;
+}
+
+// fill_entries with rule entries only (is_rule(i)).
+template <class IsRule>
+std::uint64_t fill_rule_entries(std::vector<std::uint8_t>& out, const IsRule& is_rule) {
+  static const DontCare kNone;  // no entry is marked 2: the ranks are never read
+  return fill_entries(
+      out, [&](std::size_t i) { return is_rule(i) ? 1 : 0; }, kNone);
 }
 
 // The block as the file stores it: data's bytes, with the entries the rules answer filled
@@ -379,8 +366,8 @@ bool for_each_index_run(const EntryOrder& order, std::uint64_t first, std::uint6
 }
 
 // Stored block [first, first + len) of `order`: the entries at those positions, with the ones
-// marked in rule_bits filled (fill_rule_entries), and with dc, its don't-care entries
-// (fill_entries). Returns the number of rule entries.
+// marked in rule_bits filled, and with dc, its don't-care entries (fill_entries). Returns the
+// number of rule entries.
 std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder& order,
                            const std::vector<std::uint64_t>& rule_bits, const DontCare* dc,
                            std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {

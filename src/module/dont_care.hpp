@@ -76,15 +76,15 @@ requires HasDontCare<D> Result<std::optional<DontCareMask>> dont_care_entries(
     RETRA_TRY((*r)->read_all(arr->span(), threads, format::Exact::reached_by_moves));
     deps.push_back({d, std::move(*arr), *r});
   }
-  // Values by segment, decoded, far values included (as the verifier reads them).
+  // Values by segment, decoded, far values included (as the verifier reads them); each
+  // dependency found by its segment's number, not by a search per child.
+  std::vector<const Loaded*> by_id(static_cast<std::size_t>(g.segments()), nullptr);
+  for (const Loaded& l : deps) by_id[static_cast<std::size_t>(static_cast<int>(l.seg))] = &l;
   auto dependency_value = [&](const Seg& seg, std::uint64_t index) {
-    for (const Loaded& l : deps)
-      if (l.seg == seg) {
-        if (const auto v = l.reader->far_value(index)) return static_cast<int>(*v);
-        return decode_value(value_kind_of(g, seg), l.values.data()[index]);
-      }
-    assert(false && "a converting move leads to a dependency");
-    return 0;
+    const Loaded* l = by_id[static_cast<std::size_t>(static_cast<int>(seg))];
+    assert(l && "a converting move leads to a dependency");
+    if (const auto v = l->reader->far_value(index)) return static_cast<int>(*v);
+    return decode_value(value_kind_of(g, seg), l->values.data()[index]);
   };
   const VirtualAware<G, decltype(dependency_value)> lookup{g, dependency_value};
   VerifyContext ctx;
