@@ -45,7 +45,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
   std::vector<format::SegmentRecord> todo;
   const auto& all = (*db)->manifest().segments;
   // A name selects its segment; a name that is no segment selects every segment whose name
-  // continues it with '_' or '.' (a chess table's pawn profiles and their DTM).
+  // continues it with '_' or '.' (the segments of one table, by the table's name).
   auto selects = [&](const std::string& name, const std::string& segment) {
     if ((*db)->has_segment(name)) return segment == name;
     return segment.size() > name.size() && segment.compare(0, name.size(), name) == 0 &&

@@ -32,7 +32,7 @@ struct RecompressOptions {
   // exact when its entries are marked. A segment that has the flag keeps it either way.
   bool dont_care = false;
   // Segment names; a name that is no segment selects every segment continuing it with '_' or
-  // '.' (a chess table's pawn profiles and their DTM). Empty: all.
+  // '.' (the segments of one table, by the table's name). Empty: all.
   std::vector<std::string> segments;
   int threads = 1;
   Progress* progress = nullptr;

@@ -129,10 +129,10 @@ enum class ClassHalf : std::uint8_t { none, lower, upper };
 std::string_view class_half_name(ClassHalf h) noexcept;  // "none", "lower", "upper"
 // Header flag (version 4): "don't care" entries. An entry's byte may be worse for the side to
 // move than its true value, and never better: the truth is the better of the byte and the best
-// the game's zeroing moves give (chess: captures and pawn moves, whose children lie in other
-// segments), which only a reader that searches those moves can restore. So a reader that reads
-// bytes as values (a build's conversions, a verifier without the search) must refuse such a
-// segment; the format layer gives its bytes as stored.
+// the game's converting moves give (moves that leave the segment, such as captures), which only
+// a reader that searches those moves can restore. So a reader that reads bytes as values (a
+// build's conversions, a verifier without the search) must refuse such a segment; the format
+// layer gives its bytes as stored.
 inline constexpr std::uint32_t kDontCare = 32;
 // What the writer may do with don't-care entries: store an entry the caller marks as the byte
 // stored before it (in the stored order), where that byte ranks no higher than the entry's own,
