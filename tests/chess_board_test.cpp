@@ -8,12 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <sstream>
 
 #include "src/games/chess/board.hpp"
 #include "src/games/chess/material.hpp"
+#include "src/games/chess/tables.hpp"
 #include "src/io/file.hpp"
 #include "test_util.hpp"
 
@@ -259,6 +261,48 @@ TEST(ChessRules, PerftEqualsStockfishOnRandomEndgames) {
   }
   EXPECT_GE(with_ep, 20) << "positions with an en-passant capture";
   EXPECT_GE(with_promotion, 20) << "positions with a promotion";
+}
+
+// The probe's generator of zeroing moves on bitboards (tables.hpp, used where don't-care entries
+// make a probe search) against the board generator: the same legal captures, pawn moves and
+// promotions, the same positions after them, and every en-passant right the child really has
+// announced.
+TEST(ChessRules, ZeroingMovesOnBitboardsEqualTheBoardGenerator) {
+  int compared = 0, promotions = 0, announced = 0;
+  for (Board b : random_positions(3000, 29)) {
+    b = normalized(b);
+    if (b.ep >= 0) continue;  // the probe's search never meets a stored position with the right
+    b.halfmove = 0;
+    Tables::PieceSets sets{};
+    for (int s = 0; s < 64; ++s)
+      if (b.piece[s]) sets[b.piece[s]] |= bit(s);
+    std::vector<std::string> want, got;
+    for_each_legal_move(b, [&](const Move& m) {
+      if (!m.capture && type_of(b.piece[m.from]) != pawn) return;
+      Board c = play(b, m);
+      const bool right = normalized(c).ep >= 0;
+      c.ep = -1;
+      c.fullmove = 1;
+      want.push_back(uci(m) + " " + to_fen(c) + (right ? " ep" : ""));
+      promotions += m.promotion != kNoPromotion;
+    });
+    detail::for_each_zeroing_move(
+        sets, b.side, [&](const detail::ZeroingMove& m, const Tables::PieceSets& child) {
+          const Board c = detail::board_of(child, opposite(b.side), -1);
+          Move mv{m.from, m.to, m.placed == m.moved ? kNoPromotion : m.placed, false, false};
+          // Announced (a pawn beside), then kept only where the capture is legal.
+          const bool right = m.ep >= 0 && normalized(detail::board_of(child, c.side, m.ep)).ep >= 0;
+          announced += m.ep >= 0;
+          got.push_back(uci(mv) + " " + to_fen(c) + (right ? " ep" : ""));
+        });
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << to_fen(b);
+    compared += !want.empty();
+  }
+  EXPECT_GE(compared, 1000);
+  EXPECT_GE(promotions, 100);
+  EXPECT_GE(announced, 50);
 }
 
 }  // namespace

@@ -105,8 +105,11 @@ Value Prober::chess_wdl(const ChessBoard& board) const {
     if (w.kings_only) return detail::success(chess::draw);
     Value v = impl_->byte(w.dtz_slot, w.index);
     if (v) v.value = chess::decode_dtz(v.value).wdl;
-    // With don't-care entries (docs/FORMAT.md) only a win is sure without the board's search.
+    // With don't-care entries (docs/FORMAT.md) the stored class is a lower bound: the zeroing
+    // moves may do better.
     if (!v || v.value == chess::win || !impl_->dont_care(w.dtz_slot)) return v;
+    const chess::Color side = board.white_to_move ? chess::white : chess::black;
+    return chess::zeroing_best(t, sets, side, impl_->byte_reader(), v.value, chess::win);
   }
   auto b = board_of(board);
   if (!b) return detail::failure(b.error());

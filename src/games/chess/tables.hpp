@@ -80,6 +80,31 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
                               Read&& read, Need need);
 }  // namespace detail
 
+// The dtz byte of a zeroing move that leaves the other side in class -wdl (wdl: the mover's).
+inline int zeroing_byte(int wdl) {
+  constexpr int kFar = kHorizon + 1;
+  return wdl == win            ? 3
+         : wdl == cursed_win   ? 2 * kFar + 1
+         : wdl == blessed_loss ? 2 * kFar + 2
+         : wdl == loss         ? 4
+                               : 0;
+}
+
+// The WDL50 class of a position without an en-passant right, given as bitboards and located at
+// w, searched within the window (alpha, beta) (Fathom's probe_ab): the exact class where it lies
+// inside, else a bound on the same side of the window. Where the segment stores don't-care
+// entries (docs/FORMAT.md, kDontCare), the stored class is a lower bound of the truth, which is
+// the better of it and the best zeroing move; elsewhere it is the truth. The window is what
+// keeps the search small: a child's search stops as soon as its value can no longer change its
+// parent's. The value, or the error of a read or of a child's locate.
+template <class Read>
+probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side,
+                    const Tables::Where& w, Read&& read, int alpha, int beta);
+// max(alpha, the best class the zeroing moves of s give its mover), the search stopping at beta.
+template <class Read>
+probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
+                          int alpha, int beta);
+
 // The outcome under the position's 50-move counter: 1, 0 or -1.
 inline int outcome(int wdl, int dtz, int counter) {
   if (wdl == win) return dtz + counter <= kHorizon ? 1 : 0;
@@ -128,8 +153,8 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
   int stored_wdl = draw;  // the class stored there
   // A segment with don't-care entries (docs/FORMAT.md, kDontCare) stores values no better than
   // the truth, which is the better of the stored value and the zeroing moves' best: then only
-  // those moves are searched (zeroing_only), unless the distance of a class is asked for.
-  bool lower_bound = false, zeroing_only = false;
+  // those moves are searched (zeroing_best), unless the distance of a class is asked for.
+  bool lower_bound = false;
   int stored = 0;  // the stored value (a dtz byte, or a far value)
   if (b.ep < 0) {
     if (w.kings_only) {
@@ -149,19 +174,33 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
     if (cls && need.dtz && (d.wdl != draw || lower_bound)) {
       stored_class = true;
       stored_wdl = d.wdl;
-    } else if (lower_bound) {
-      zeroing_only = true;
     } else {
-      v.wdl = d.wdl;
-      v.dtz = d.dtz;
+      int best = stored;
+      if (lower_bound) {
+        // A zeroing move's child counts by its class alone: the bitboard search gives it, exact
+        // from the stored class up (a zeroing move of that class may still be shorter).
+        chess::Tables::PieceSets sets{};
+        for (Bitboard o = b.occupied(); o; o &= o - 1) {
+          const int sq = std::countr_zero(o);
+          sets[b.piece[static_cast<std::size_t>(sq)]] |= bit(sq);
+        }
+        const probe::Value zr = zeroing_best(t, sets, b.side, read, d.wdl - 1, win);
+        if (!zr) return fail(zr.status, zr.message);
+        if (const int zb = zeroing_byte(zr.value);
+            zr.value >= d.wdl && dtz_order(zb) > dtz_order(stored))
+          best = zb;
+      }
+      const Dtz bd = decode_dtz(best);
+      v.wdl = bd.wdl;
+      v.dtz = bd.dtz;
       if (const probe::Value m = read_dtm(); !m) return fail(m.status, m.message);
       v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
       return v;
     }
   }
-  // Not stored (an en-passant right), stored as a class, or stored as a lower bound: the best
-  // over the legal moves (the en-passant capture included), or over the zeroing ones alone. A
-  // conversion's child counts by its class alone.
+  // Not stored (an en-passant right), or stored as a class (a lower bound or not): the best over
+  // the legal moves (the en-passant capture included). A conversion's child counts by its class
+  // alone.
   // Zeroing moves come first: where the stored class is a win, cursed or not, a zeroing move
   // that keeps it gives the shortest distance the class allows (1 or 101 plies), and the search
   // stops there (a probe of the side that can capture or push reads one child, not all).
@@ -175,7 +214,7 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
   });
   // Stored (as a class, or as a lower bound), this position's DTM is stored: its children's are
   // not needed.
-  const bool child_dtm = need.dtm && !stored_class && !zeroing_only;
+  const bool child_dtm = need.dtm && !stored_class;
   Best dtz(false), dtm(true);
   bool all_dtm = true;
   // Where each child lives: none where it has an en-passant right or its locate failed.
@@ -212,11 +251,9 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
       dtz.add(zb, zeroing);
       if (!cv.has_dtm && cv.wdl != draw) all_dtm = false;
       dtm.add(cv.has_dtm ? encode_dtm(cv.dtm) : 0, zeroing);
-      // (A stored cursed win that may be worse than the truth could still be a win; where only
-      // zeroing moves count, a winning one is the best there is.)
-      if (zeroing &&
-          (stored_wdl == win || (stored_wdl == cursed_win && !lower_bound) || zeroing_only) &&
-          -cv.wdl == (zeroing_only ? win : stored_wdl)) {
+      // (A stored cursed win that may be worse than the truth could still be a win.)
+      if (zeroing && (stored_wdl == win || (stored_wdl == cursed_win && !lower_bound)) &&
+          -cv.wdl == stored_wdl) {
         probe::ChessValue done;  // the DTM comes from its own segment
         return done;
       }
@@ -224,17 +261,6 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
     return std::nullopt;
   };
   auto r = fold(0, zeroing_moves);
-  if (zeroing_only) {
-    if (r && !*r) return *r;  // an error
-    const int best =
-        zeroing_moves && dtz_order(dtz.value()) > dtz_order(stored) ? dtz.value() : stored;
-    const Dtz d = decode_dtz(best);
-    v.wdl = d.wdl;
-    v.dtz = d.dtz;
-    if (const probe::Value m = read_dtm(); !m) return fail(m.status, m.message);
-    v.outcome = outcome(v.wdl, v.dtz, b.halfmove);
-    return v;
-  }
   if (!r) r = fold(zeroing_moves, n);
   if (r && !*r) return *r;  // an error
   const int z = n ? dtz.value() : (in_check(b, b.side) ? 2 : 0);
@@ -252,6 +278,164 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
 }
 
 }  // namespace detail
+
+namespace detail {
+
+// A zeroing move on bitboards: the piece that moves, and the piece that stands on `to` after it
+// (a promotion's). ep: the square a double push passed where a pawn of the other side stands
+// beside it (the child may have an en-passant right), else -1. No initializers: the search keeps
+// arrays of them on the stack, written before they are read.
+struct ZeroingMove {
+  std::uint8_t from, to;
+  PieceType moved, placed;
+  std::int8_t ep;
+};
+
+inline chess::Tables::PieceSets after(const chess::Tables::PieceSets& s, Color us, const ZeroingMove& m) {
+  chess::Tables::PieceSets c = s;
+  const Bitboard to = bit(m.to);
+  for (int t = queen; t < kTypes; ++t) c[code(PieceType(t), opposite(us))] &= ~to;
+  c[code(m.moved, us)] &= ~bit(m.from);
+  c[code(m.placed, us)] |= to;
+  return c;
+}
+
+// The board of piece sets s (no clocks).
+inline Board board_of(const chess::Tables::PieceSets& s, Color side, int ep) {
+  Board b;
+  for (int c = 0; c < 16; ++c)  // codes that are no piece have empty sets
+    for (Bitboard p = s[static_cast<std::size_t>(c)]; p; p &= p - 1)
+      b.piece[static_cast<std::size_t>(std::countr_zero(p))] = static_cast<std::uint8_t>(c);
+  b.side = side;
+  b.ep = ep;
+  return b;
+}
+
+// Calls f(move, child) for every legal zeroing move of `us` in s (captures, pawn pushes and
+// promotions; s has no en-passant right, so there is no en-passant capture). Bitboards only: no
+// Board, no move list of the quiet moves a probe does not need.
+template <class F>
+void for_each_zeroing_move(const chess::Tables::PieceSets& s, Color us, F&& f) {
+  const Color them = opposite(us);
+  Bitboard own = 0, enemy = 0;
+  for (int t = 0; t < kTypes; ++t) {
+    own |= s[code(PieceType(t), us)];
+    enemy |= s[code(PieceType(t), them)];
+  }
+  const Bitboard occ = own | enemy, targets = enemy & ~s[code(king, them)];
+  const int ks = std::countr_zero(s[code(king, us)]);
+  auto emit = [&](PieceType moved, int from, int to, PieceType placed, int ep) {
+    const ZeroingMove m{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), moved,
+                        placed, static_cast<std::int8_t>(ep)};
+    const chess::Tables::PieceSets c = after(s, us, m);
+    const int k = moved == king ? to : ks;
+    const Bitboard o = (occ & ~bit(from)) | bit(to);
+    const Bitboard diag = c[code(bishop, them)] | c[code(queen, them)];
+    const Bitboard line = c[code(rook, them)] | c[code(queen, them)];
+    if ((knight_attacks(k) & c[code(knight, them)]) | (pawn_attacks(us, k) & c[code(pawn, them)]) |
+        (king_attacks(k) & c[code(king, them)]) | (bishop_attacks(k, o) & diag) |
+        (rook_attacks(k, o) & line))
+      return;  // leaves the mover's king in check
+    f(m, c);
+  };
+  for (int t = king; t < pawn; ++t)
+    for (Bitboard p = s[code(PieceType(t), us)]; p; p &= p - 1) {
+      const int from = std::countr_zero(p);
+      for (Bitboard to = attacks(PieceType(t), from, occ) & targets; to; to &= to - 1)
+        emit(PieceType(t), from, std::countr_zero(to), PieceType(t), -1);
+    }
+  const int dir = us == white ? 8 : -8, last = us == white ? 7 : 0, start = us == white ? 1 : 6;
+  auto pawn_to = [&](int from, int to) {
+    if (rank_of(to) != last) return emit(pawn, from, to, pawn, -1);
+    for (PieceType p : {queen, rook, bishop, knight}) emit(pawn, from, to, p, -1);
+  };
+  for (Bitboard p = s[code(pawn, us)]; p; p &= p - 1) {
+    const int from = std::countr_zero(p), one = from + dir;
+    for (Bitboard to = pawn_attacks(us, from) & targets; to; to &= to - 1)
+      pawn_to(from, std::countr_zero(to));
+    if (occ & bit(one)) continue;
+    pawn_to(from, one);
+    if (rank_of(from) == start && !(occ & bit(one + dir)))
+      emit(pawn, from, one + dir, pawn, pawn_attacks(us, one) & s[code(pawn, them)] ? one : -1);
+  }
+}
+
+}  // namespace detail
+
+template <class Read>
+probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side,
+                    const Tables::Where& w, Read&& read, int alpha, int beta) {
+  if (w.kings_only) return {};  // a draw
+  probe::Value v = read(w.dtz_slot, w.index);
+  if (!v) return v;
+  const bool lower_bound = (v.value & probe::kDontCare) != 0;
+  v.value = decode_dtz(v.value & ~(probe::kClassOnly | probe::kDontCare)).wdl;
+  if (!lower_bound || v.value >= beta) return v;
+  return zeroing_best(t, s, side, read, std::max(alpha, v.value), beta);
+}
+
+template <class Read>
+probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
+                          int alpha, int beta) {
+  probe::Value best;
+  best.value = alpha;
+  if (alpha >= beta) return best;
+  const Color them = opposite(side);
+  // Every child located (and its entry prefetched) before any is read, so that the reads' cache
+  // misses overlap. A child that may have an en-passant right, or whose locate fails, goes
+  // through evaluate() (which gives the right's value, or the error). At most 7 pieces: fewer
+  // than 128 zeroing moves.
+  struct Kid {
+    detail::ZeroingMove m;
+    bool board, kings_only;
+    int slot;
+    std::uint64_t index;
+  };
+  std::array<Kid, 128> kids;
+  int n = 0;
+  detail::for_each_zeroing_move(s, side, [&](const detail::ZeroingMove& m,
+                                             const Tables::PieceSets& c) {
+    Kid& k = kids[static_cast<std::size_t>(n++)];
+    k.m = m;
+    Tables::Where cw;
+    k.board = (m.ep >= 0 && normalized(detail::board_of(c, them, m.ep)).ep >= 0) ||
+              !t.locate(c, them, &cw);
+    k.kings_only = cw.kings_only;
+    k.slot = cw.dtz_slot;
+    k.index = cw.index;
+    if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
+      if (!k.board && !k.kings_only) read.prefetch(k.slot, k.index);
+    }
+  });
+  for (int i = 0; i < n; ++i) {
+    const Kid& k = kids[static_cast<std::size_t>(i)];
+    const Tables::PieceSets c = detail::after(s, side, k.m);
+    int value;
+    if (k.board) {
+      const Board cb = normalized(detail::board_of(c, them, k.m.ep));
+      const probe::ChessValue cv = evaluate(t, cb, read, kWdlOnly);
+      if (!cv) {
+        best.status = cv.status;
+        best.message = cv.message;
+        return best;
+      }
+      value = -cv.wdl;
+    } else {
+      Tables::Where cw;
+      cw.kings_only = k.kings_only;
+      cw.dtz_slot = k.slot;
+      cw.index = k.index;
+      const probe::Value cv = wdl_at(t, c, them, cw, read, -beta, -best.value);
+      if (!cv) return cv;
+      value = -cv.value;
+    }
+    if (value > best.value) {
+      best.value = value;
+      if (value >= beta) break;
+    }
+  }
+  return best;
+}
 
 // A move's values from the mover's view, from the values of the position it leads to.
 inline probe::ChessValue mover_view(const probe::ChessValue& child, bool zeroing, int counter) {
