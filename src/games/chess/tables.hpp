@@ -98,8 +98,8 @@ inline int zeroing_byte(int wdl) {
 // keeps the search small: a child's search stops as soon as its value can no longer change its
 // parent's. The value, or the error of a read or of a child's locate.
 template <class Read>
-probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side,
-                    const Tables::Where& w, Read&& read, int alpha, int beta);
+probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side, const Tables::Where& w,
+                    Read&& read, int alpha, int beta);
 // max(alpha, the best class the zeroing moves of s give its mover), the search stopping at beta.
 template <class Read>
 probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
@@ -291,7 +291,8 @@ struct ZeroingMove {
   std::int8_t ep;
 };
 
-inline chess::Tables::PieceSets after(const chess::Tables::PieceSets& s, Color us, const ZeroingMove& m) {
+inline chess::Tables::PieceSets after(const chess::Tables::PieceSets& s, Color us,
+                                      const ZeroingMove& m) {
   chess::Tables::PieceSets c = s;
   const Bitboard to = bit(m.to);
   for (int t = queen; t < kTypes; ++t) c[code(PieceType(t), opposite(us))] &= ~to;
@@ -363,8 +364,8 @@ void for_each_zeroing_move(const chess::Tables::PieceSets& s, Color us, F&& f) {
 }  // namespace detail
 
 template <class Read>
-probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side,
-                    const Tables::Where& w, Read&& read, int alpha, int beta) {
+probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side, const Tables::Where& w,
+                    Read&& read, int alpha, int beta) {
   if (w.kings_only) return {};  // a draw
   probe::Value v = read(w.dtz_slot, w.index);
   if (!v) return v;
@@ -393,20 +394,20 @@ probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color sid
   };
   std::array<Kid, 128> kids;
   int n = 0;
-  detail::for_each_zeroing_move(s, side, [&](const detail::ZeroingMove& m,
-                                             const Tables::PieceSets& c) {
-    Kid& k = kids[static_cast<std::size_t>(n++)];
-    k.m = m;
-    Tables::Where cw;
-    k.board = (m.ep >= 0 && normalized(detail::board_of(c, them, m.ep)).ep >= 0) ||
-              !t.locate(c, them, &cw);
-    k.kings_only = cw.kings_only;
-    k.slot = cw.dtz_slot;
-    k.index = cw.index;
-    if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
-      if (!k.board && !k.kings_only) read.prefetch(k.slot, k.index);
-    }
-  });
+  detail::for_each_zeroing_move(
+      s, side, [&](const detail::ZeroingMove& m, const Tables::PieceSets& c) {
+        Kid& k = kids[static_cast<std::size_t>(n++)];
+        k.m = m;
+        Tables::Where cw;
+        k.board = (m.ep >= 0 && normalized(detail::board_of(c, them, m.ep)).ep >= 0) ||
+                  !t.locate(c, them, &cw);
+        k.kings_only = cw.kings_only;
+        k.slot = cw.dtz_slot;
+        k.index = cw.index;
+        if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
+          if (!k.board && !k.kings_only) read.prefetch(k.slot, k.index);
+        }
+      });
   for (int i = 0; i < n; ++i) {
     const Kid& k = kids[static_cast<std::size_t>(i)];
     const Tables::PieceSets c = detail::after(s, side, k.m);
