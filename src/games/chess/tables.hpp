@@ -389,6 +389,7 @@ probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color sid
   struct Kid {
     detail::ZeroingMove m;
     bool board, kings_only;
+    std::uint8_t gain;  // what the move wins: the captured piece, then the promotion's
     int slot;
     std::uint64_t index;
   };
@@ -404,10 +405,27 @@ probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color sid
         k.kings_only = cw.kings_only;
         k.slot = cw.dtz_slot;
         k.index = cw.index;
-        if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
-          if (!k.board && !k.kings_only) read.prefetch(k.slot, k.index);
-        }
+        // Types run from queen (1) to pawn (5): a lower type is the greater gain.
+        int victim = kTypes;
+        for (int v = queen; v < kTypes; ++v)
+          if (s[code(PieceType(v), them)] & bit(m.to)) victim = v;
+        k.gain = static_cast<std::uint8_t>((kTypes - victim) * 8 +
+                                           (m.placed != m.moved ? kTypes - m.placed : 0));
       });
+  // The greatest gains first (the most valuable victim, then the best promotion): the moves
+  // most likely to reach beta, which ends the search.
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && kids[static_cast<std::size_t>(j)].gain >
+                                 kids[static_cast<std::size_t>(j - 1)].gain;
+         --j)
+      std::swap(kids[static_cast<std::size_t>(j)], kids[static_cast<std::size_t>(j - 1)]);
+  // A prefetch costs a cache lookup of its own: worth it only where reads can overlap.
+  if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
+    if (n > 1)
+      for (int i = 0; i < n; ++i)
+        if (const Kid& k = kids[static_cast<std::size_t>(i)]; !k.board && !k.kings_only)
+          read.prefetch(k.slot, k.index);
+  }
   for (int i = 0; i < n; ++i) {
     const Kid& k = kids[static_cast<std::size_t>(i)];
     const Tables::PieceSets c = detail::after(s, side, k.m);
