@@ -148,15 +148,19 @@ const Indexer& Tables::indexer(int slot) const {
   return *s.indexer;
 }
 
-probe::Value Tables::locate(const Board& board, Where* w) const {
+Tables::PieceSets piece_sets(const Board& board) {
   // Occupied squares only: a loop over all 64 would or every empty square into one entry, a
   // chain of dependent stores that cost more than the rest of a probe's locate.
-  PieceSets sets{};
+  Tables::PieceSets sets{};
   for (Bitboard o = board.occupied(); o; o &= o - 1) {
     const int s = std::countr_zero(o);
     sets[board.piece[s]] |= bit(s);
   }
-  return locate(sets, board.side, w);
+  return sets;
+}
+
+probe::Value Tables::locate(const Board& board, Where* w) const {
+  return locate(piece_sets(board), board.side, w);
 }
 
 // The hot path of every probe: bitboards only, no allocation unless the table is missing.

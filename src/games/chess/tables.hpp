@@ -58,6 +58,8 @@ class Tables {
   std::vector<Material> held_;
 };
 
+// The squares of each piece code of a board (Tables::locate's form).
+Tables::PieceSets piece_sets(const Board& b);
 // The same position seen with the colours exchanged (ranks mirrored, side to move swapped).
 Board flipped(const Board& b);
 // Drops an en-passant square that names no legal capture (play() sets it after every double push).
@@ -179,12 +181,7 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
       if (lower_bound) {
         // A zeroing move's child counts by its class alone: the bitboard search gives it, exact
         // from the stored class up (a zeroing move of that class may still be shorter).
-        chess::Tables::PieceSets sets{};
-        for (Bitboard o = b.occupied(); o; o &= o - 1) {
-          const int sq = std::countr_zero(o);
-          sets[b.piece[static_cast<std::size_t>(sq)]] |= bit(sq);
-        }
-        const probe::Value zr = zeroing_best(t, sets, b.side, read, d.wdl - 1, win);
+        const probe::Value zr = zeroing_best(t, piece_sets(b), b.side, read, d.wdl - 1, win);
         if (!zr) return fail(zr.status, zr.message);
         if (const int zb = zeroing_byte(zr.value);
             zr.value >= d.wdl && dtz_order(zb) > dtz_order(stored))
