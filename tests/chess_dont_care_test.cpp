@@ -249,6 +249,32 @@ TEST_F(ChessDontCare, BuildsRefuseThem) {
       << built.error().message();
 }
 
+// Marking a segment reads its dependencies' exact values: where one already has don't-care
+// entries (a run over the dependency alone came first), the run stops before it writes anything
+// and says how to order it.
+TEST_F(ChessDontCare, MarkingNeedsExactDependencies) {
+  test::TempDir tmp;
+  const auto copy = tmp / "db";
+  std::filesystem::copy(exact(), copy, std::filesystem::copy_options::recursive);
+  RecompressOptions opt;
+  opt.threads = 2;
+  opt.zstd_level = 3;
+  opt.dont_care = true;
+  opt.segments = {"KRvK"};
+  auto first = recompress(copy, opt);
+  ASSERT_TRUE(first) << first.error().message();
+  opt.segments = {"KRvKP_b4"};
+  auto second = recompress(copy, opt);
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().message().find("KRvKP_b4"), std::string::npos)
+      << second.error().message();
+  EXPECT_NE(second.error().message().find("marks dependents first"), std::string::npos)
+      << second.error().message();
+  auto d = Database::open(copy);
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_FALSE((*(*d)->segment("KRvKP_b4"))->dont_care());
+}
+
 // Recompressed again without --dont-care (a table named: all its segments), a file keeps its
 // flag and its stored bytes.
 TEST_F(ChessDontCare, ALaterRecompressionKeepsThem) {

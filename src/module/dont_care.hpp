@@ -70,7 +70,10 @@ requires HasDontCare<D> Result<std::optional<DontCareMask>> dont_care_entries(
       if (G::virtual_segment(d)) continue;
     auto r = db.segment(D::segment_name(g, d));
     if (!r) return std::move(r).error();
-    RETRA_TRY(format::require_exact_bytes(**r, "finding don't-care entries"));
+    RETRA_TRY(format::require_exact_bytes(
+        **r, fmt::format("finding the don't-care entries of '{}', which converts into it "
+                         "(one `recompress --dont-care` run over both marks dependents first)",
+                         D::segment_name(g, s))));
     auto arr = LargeArray<std::uint8_t>::allocate(g.segment_size(d));
     if (!arr) return std::move(arr).error();
     RETRA_TRY((*r)->read_all(arr->span(), threads, format::Exact::reached_by_moves));
