@@ -90,6 +90,13 @@ class ChessDontCare : public ::testing::Test {
   }
   // Read only: the tests that change a database change a copy (tests may run side by side).
   static std::filesystem::path exact() { return dir_ / "exact"; }
+  // A copy of database `from` in tmp.
+  static std::filesystem::path copy_of(const std::filesystem::path& from,
+                                       const test::TempDir& tmp) {
+    const auto copy = tmp / "db";
+    std::filesystem::copy(from, copy, std::filesystem::copy_options::recursive);
+    return copy;
+  }
   static std::filesystem::path archived() { return dir_ / "archived"; }
   static std::filesystem::path dir_;
   static test::TempDir* temp_;
@@ -196,8 +203,7 @@ TEST_F(ChessDontCare, TheVerifierNamesAValueBetterOrWorseThanItsMovesGive) {
   for (const bool better : {true, false}) {
     SCOPED_TRACE(better ? "better" : "worse");
     test::TempDir tmp;
-    const auto copy = tmp / "db";
-    std::filesystem::copy(archived(), copy, std::filesystem::copy_options::recursive);
+    const auto copy = copy_of(archived(), tmp);
     std::size_t at = 0;
     {
       auto d = Database::open(copy);
@@ -239,8 +245,7 @@ TEST_F(ChessDontCare, TheVerifierNamesAValueBetterOrWorseThanItsMovesGive) {
 // reason.
 TEST_F(ChessDontCare, BuildsRefuseThem) {
   test::TempDir tmp;
-  const auto copy = tmp / "db";
-  std::filesystem::copy(archived(), copy, std::filesystem::copy_options::recursive);
+  const auto copy = copy_of(archived(), tmp);
   BuildRequest r = test::build_request("chess", {"KRvKP_b4"}, copy);
   r.force = true;
   auto built = build(r);
@@ -254,8 +259,7 @@ TEST_F(ChessDontCare, BuildsRefuseThem) {
 // and says how to order it.
 TEST_F(ChessDontCare, MarkingNeedsExactDependencies) {
   test::TempDir tmp;
-  const auto copy = tmp / "db";
-  std::filesystem::copy(exact(), copy, std::filesystem::copy_options::recursive);
+  const auto copy = copy_of(exact(), tmp);
   RecompressOptions opt;
   opt.threads = 2;
   opt.zstd_level = 3;
@@ -279,8 +283,7 @@ TEST_F(ChessDontCare, MarkingNeedsExactDependencies) {
 // flag and its stored bytes.
 TEST_F(ChessDontCare, ALaterRecompressionKeepsThem) {
   test::TempDir tmp;
-  const auto copy = tmp / "db";
-  std::filesystem::copy(archived(), copy, std::filesystem::copy_options::recursive);
+  const auto copy = copy_of(archived(), tmp);
   RecompressOptions opt;
   opt.threads = 2;
   opt.segments = {"KRvKP"};
