@@ -83,13 +83,7 @@ bool plainly_legal(const ChessBoard& c, chess::Tables::PieceSets& sets) {
   if (king_attacks(ws) & bk) return false;
   // The side not to move must not be in check.
   const Color mover = c.white_to_move ? white : black;
-  const int target = mover == white ? bs : ws;
-  const std::uint64_t them = mover == white ? c.white : c.black;
-  const std::uint64_t occ = seen;
-  const std::uint64_t diag = (c.bishops | c.queens) & them, line = (c.rooks | c.queens) & them;
-  return !((knight_attacks(target) & c.knights & them) |
-           (pawn_attacks(opposite(mover), target) & c.pawns & them) |
-           (bishop_attacks(target, occ) & diag) | (rook_attacks(target, occ) & line));
+  return !attacked(sets, mover == white ? bs : ws, mover, seen);
 }
 
 }  // namespace

@@ -60,6 +60,15 @@ class Tables {
 
 // The squares of each piece code of a board (Tables::locate's form).
 Tables::PieceSets piece_sets(const Board& b);
+// Whether a piece of colour `by` in s attacks sq, the board's occupancy being occ.
+inline bool attacked(const Tables::PieceSets& s, int sq, Color by, Bitboard occ) {
+  const Bitboard diag = s[code(bishop, by)] | s[code(queen, by)];
+  const Bitboard line = s[code(rook, by)] | s[code(queen, by)];
+  return ((knight_attacks(sq) & s[code(knight, by)]) |
+          (pawn_attacks(opposite(by), sq) & s[code(pawn, by)]) |
+          (king_attacks(sq) & s[code(king, by)]) | (bishop_attacks(sq, occ) & diag) |
+          (rook_attacks(sq, occ) & line)) != 0;
+}
 // The same position seen with the colours exchanged (ranks mirrored, side to move swapped).
 Board flipped(const Board& b);
 // Drops an en-passant square that names no legal capture (play() sets it after every double push).
@@ -274,10 +283,6 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
   return v;
 }
 
-}  // namespace detail
-
-namespace detail {
-
 // A zeroing move on bitboards: the piece that moves, and the piece that stands on `to` after it
 // (a promotion's). ep: the square a double push passed where a pawn of the other side stands
 // beside it (the child may have an en-passant right), else -1. No initializers: the search keeps
@@ -326,13 +331,7 @@ void for_each_zeroing_move(const chess::Tables::PieceSets& s, Color us, F&& f) {
     const ZeroingMove m{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), moved,
                         placed, static_cast<std::int8_t>(ep)};
     const chess::Tables::PieceSets c = after(s, us, m);
-    const int k = moved == king ? to : ks;
-    const Bitboard o = (occ & ~bit(from)) | bit(to);
-    const Bitboard diag = c[code(bishop, them)] | c[code(queen, them)];
-    const Bitboard line = c[code(rook, them)] | c[code(queen, them)];
-    if ((knight_attacks(k) & c[code(knight, them)]) | (pawn_attacks(us, k) & c[code(pawn, them)]) |
-        (king_attacks(k) & c[code(king, them)]) | (bishop_attacks(k, o) & diag) |
-        (rook_attacks(k, o) & line))
+    if (attacked(c, moved == king ? to : ks, them, (occ & ~bit(from)) | bit(to)))
       return;  // leaves the mover's king in check
     f(m, c);
   };
@@ -379,10 +378,10 @@ probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color sid
   best.value = alpha;
   if (alpha >= beta) return best;
   const Color them = opposite(side);
-  // Every child located (and its entry prefetched) before any is read, so that the reads' cache
-  // misses overlap. A child that may have an en-passant right, or whose locate fails, goes
-  // through evaluate() (which gives the right's value, or the error). At most 7 pieces: fewer
-  // than 128 zeroing moves.
+  // Every child located (and, where there are several, its entry prefetched) before any is
+  // read, so that the reads' cache misses overlap. A child that may have an en-passant right, or
+  // whose locate fails, goes through evaluate() (which gives the right's value, or the error).
+  // At most 7 pieces: fewer than 128 zeroing moves.
   struct Kid {
     detail::ZeroingMove m;
     bool board, kings_only;
