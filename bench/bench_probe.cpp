@@ -78,14 +78,18 @@ struct Databases {
     small.block_entries = format::kDefaultBlockEntries;
     if (!recompress(dir / "chess-64k", small)) std::abort();
     // And with don't-care entries (`recompress --dont-care`, the build's -9 and 256 Ki-entry
-    // blocks): what the probes' search over zeroing moves costs.
+    // blocks): what the probes' search over captures costs, and over every zeroing move where
+    // those decided the entries (`--dont-care-moves conversions`).
     std::filesystem::copy(dir / "chess", dir / "chess-dc");
+    std::filesystem::copy(dir / "chess", dir / "chess-dc-conversions");
     RecompressOptions dc;
     dc.threads = a.threads;
     dc.zstd_level = 9;
     dc.block_entries = 1u << 18;
     dc.dont_care = true;
     if (!recompress(dir / "chess-dc", dc)) std::abort();
+    dc.dont_care_moves = format::DontCareMoves::conversions;
+    if (!recompress(dir / "chess-dc-conversions", dc)) std::abort();
     std::mt19937_64 rng(11);
     while (chess.size() < (1u << 16)) {
       using namespace chess;
@@ -217,12 +221,18 @@ BENCHMARK(BM_XiangqiProbeBoard)->Apply(warm_cold_archival);
 // Chess by bitboards, as engines probe at their leaves: WDL only (Fathom's tb_probe_wdl: the
 // bar is 1.5 M probes per second per thread, warm), and WDL + DTZ + DTM.
 // range(0): warm (1) or cold (0); range(1): the build's encoding (0), -3 with 64 Ki blocks (1),
-// or the build's with don't-care entries (2).
+// or the build's with don't-care entries decided by captures (2) or by every zeroing move (3).
 const char* chess_db(std::int64_t variant) {
-  return variant == 2 ? "chess-dc" : variant == 1 ? "chess-64k" : "chess";
+  return variant == 3   ? "chess-dc-conversions"
+         : variant == 2 ? "chess-dc"
+         : variant == 1 ? "chess-64k"
+                        : "chess";
 }
 const char* chess_label(std::int64_t variant) {
-  return variant == 2 ? " don't-care" : variant == 1 ? " -3 64 Ki" : "";
+  return variant == 3   ? " don't-care (conversions)"
+         : variant == 2 ? " don't-care"
+         : variant == 1 ? " -3 64 Ki"
+                        : "";
 }
 void BM_ChessProbeWdl(benchmark::State& st) {
   const std::size_t cache = st.range(0) ? kWarm : kCold;
@@ -244,10 +254,11 @@ BENCHMARK(BM_ChessProbeWdl)
     ->Args({0, 1})
     ->Args({1, 2})
     ->Args({0, 2})
+    ->Args({1, 3})
     ->ThreadRange(1, 16)
     ->UseRealTime();
 
-// range(0): the build's encoding (0) or with don't-care entries (2).
+// range(0): the build's encoding (0) or with don't-care entries (2, 3).
 void BM_ChessProbeAll(benchmark::State& st) {
   auto& p = prober(chess_db(st.range(0)), kWarm);
   const auto& pos = dbs().chess;
@@ -261,7 +272,7 @@ void BM_ChessProbeAll(benchmark::State& st) {
   st.SetItemsProcessed(st.iterations());
   st.SetLabel(std::string("warm") + chess_label(st.range(0)));
 }
-BENCHMARK(BM_ChessProbeAll)->Arg(0)->Arg(2)->ThreadRange(1, 16)->UseRealTime();
+BENCHMARK(BM_ChessProbeAll)->Arg(0)->Arg(2)->Arg(3)->ThreadRange(1, 16)->UseRealTime();
 
 // By FEN text through the game-blind entry point (what `retra probe` and Python use).
 void BM_ChessProbeFen(benchmark::State& st) {

@@ -124,17 +124,20 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     const bool had_dont_care = (*reader)->dont_care();
     if (opt.dont_care && !had_dont_care && info.entry_bytes == 1) {
       if (opt.progress) opt.progress->phase(fmt::format("{}: don't-care entries", rec.name), 0);
-      auto m =
-          (*game)->dont_care(**db, rec.name, half, (*reader)->far(), values->span(), opt.threads);
+      auto m = (*game)->dont_care(**db, rec.name, half, (*reader)->far(), values->span(),
+                                  opt.dont_care_moves, opt.threads);
       if (!m) return std::move(m).error();
       mask = std::move(*m);
       if (mask) {
         dc.entries = mask->bits;
         dc.rank = mask->rank;
+        dc.moves = mask->moves;
         r.dont_care_entries = mask->marked;
       }
     }
+    if (had_dont_care) dc.moves = (*reader)->dont_care_moves();  // the flag travels with them
     r.dont_care = had_dont_care || mask.has_value();
+    if (r.dont_care) r.dont_care_moves = format::dont_care_moves_name(dc.moves);
     format::SegmentInfo next_info = info;
     next_info.block_entries = opt.block_entries;
     if (opt.progress) opt.progress->phase(fmt::format("{}: writing", rec.name), 0);
@@ -167,6 +170,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     updated.build["entry_order"] = format::entry_order_text(written->order);
     updated.build["class_half"] = std::string(format::class_half_name(half));
     updated.build["dont_care"] = r.dont_care;
+    if (r.dont_care) updated.build["dont_care_moves"] = r.dont_care_moves;
     updated.build["recompressed"] = format::utc_now_iso8601();
     // The manifest keeps its order: the record replaces itself in place.
     RETRA_TRY((*db)->commit_segment(std::move(updated)));

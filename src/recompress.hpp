@@ -31,6 +31,9 @@ struct RecompressOptions {
   // The segments are then rewritten dependents first, so that each one's dependencies are still
   // exact when its entries are marked. A segment that has the flag keeps it either way.
   bool dont_care = false;
+  // Which converting moves decide them (kDontCareCaptures): the captures alone give fewer
+  // entries than every conversion, and probes that search fewer moves.
+  format::DontCareMoves dont_care_moves = format::DontCareMoves::captures;
   // Segment names; a name that is no segment selects every segment continuing it with '_' or
   // '.' (the segments of one table, by the table's name). Empty: all.
   std::vector<std::string> segments;
@@ -48,6 +51,7 @@ struct RecompressedSegment {
   std::uint64_t rule_entries = 0;
   bool dont_care = false;               // the file has don't-care entries (kDontCare)
   std::uint64_t dont_care_entries = 0;  // entries newly marked don't care
+  std::string dont_care_moves;          // with dont_care: dont_care_moves_name()
   double seconds = 0;
 };
 

@@ -266,9 +266,10 @@ TEST(ChessRules, PerftEqualsStockfishOnRandomEndgames) {
 // The probe's generator of zeroing moves on bitboards (tables.hpp, used where don't-care entries
 // make a probe search) against the board generator: the same legal captures, pawn moves and
 // promotions, the same positions after them, and every en-passant right the child really has
-// announced.
+// announced; asked for the captures alone, the board's captures (promotions that capture
+// included) and nothing else.
 TEST(ChessRules, ZeroingMovesOnBitboardsEqualTheBoardGenerator) {
-  int compared = 0, promotions = 0, announced = 0;
+  int compared = 0, promotions = 0, announced = 0, captures = 0, capture_promotions = 0;
   for (Board b : random_positions(3000, 29)) {
     b = normalized(b);
     if (b.ep >= 0) continue;  // the probe's search never meets a stored position with the right
@@ -287,7 +288,7 @@ TEST(ChessRules, ZeroingMovesOnBitboardsEqualTheBoardGenerator) {
       promotions += m.promotion != kNoPromotion;
     });
     detail::for_each_zeroing_move(
-        sets, b.side, [&](const detail::ZeroingMove& m, const Tables::PieceSets& child) {
+        sets, b.side, false, [&](const detail::ZeroingMove& m, const Tables::PieceSets& child) {
           const Board c = detail::board_of(child, opposite(b.side), -1);
           Move mv{m.from, m.to, m.placed == m.moved ? kNoPromotion : m.placed, false, false};
           // Announced (a pawn beside), then kept only where the capture is legal.
@@ -299,10 +300,32 @@ TEST(ChessRules, ZeroingMovesOnBitboardsEqualTheBoardGenerator) {
     std::sort(got.begin(), got.end());
     EXPECT_EQ(got, want) << to_fen(b);
     compared += !want.empty();
+
+    std::vector<std::string> want_captures, got_captures;
+    for_each_legal_move(b, [&](const Move& m) {
+      if (!m.capture) return;
+      Board c = play(b, m);
+      c.fullmove = 1;
+      want_captures.push_back(uci(m) + " " + to_fen(c));
+      capture_promotions += m.promotion != kNoPromotion;
+    });
+    detail::for_each_zeroing_move(
+        sets, b.side, true, [&](const detail::ZeroingMove& m, const Tables::PieceSets& child) {
+          Move mv{m.from, m.to, m.placed == m.moved ? kNoPromotion : m.placed, false, false};
+          EXPECT_LT(m.ep, 0) << "a capture gives no en-passant right";
+          got_captures.push_back(uci(mv) + " " +
+                                 to_fen(detail::board_of(child, opposite(b.side), -1)));
+        });
+    std::sort(want_captures.begin(), want_captures.end());
+    std::sort(got_captures.begin(), got_captures.end());
+    EXPECT_EQ(got_captures, want_captures) << to_fen(b);
+    captures += static_cast<int>(want_captures.size());
   }
   EXPECT_GE(compared, 1000);
   EXPECT_GE(promotions, 100);
   EXPECT_GE(announced, 50);
+  EXPECT_GE(captures, 1000);
+  EXPECT_GE(capture_promotions, 20);
 }
 
 }  // namespace

@@ -647,6 +647,41 @@ TEST(SegmentDontCare, MarkedEntriesTakeTheByteBeforeThemWhereItRanksNoHigher) {
   EXPECT_FALSE(write_segment(dir / "w.rseg", wide, data, wo));
 }
 
+// Which moves decided the don't-care entries (kDontCareCaptures) travels in the header: every
+// converting move by default, the captures alone where the writer says so; the flag without
+// kDontCare is a damaged header.
+TEST(SegmentDontCare, TheMovesThatDecidedThemAreRecorded) {
+  test::TempDir dir;
+  const auto data = with_rules(10'000);
+  for (const DontCareMoves moves : {DontCareMoves::conversions, DontCareMoves::captures}) {
+    DontCare dc;
+    dc.moves = moves;
+    WriteOptions wo(3, 1);
+    wo.dont_care = &dc;
+    ASSERT_TRUE(write_segment(dir / "m.rseg", info(data.size(), 4096), data, wo));
+    auto r = SegmentReader::open(dir / "m.rseg");
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_TRUE((*r)->dont_care());
+    EXPECT_EQ((*r)->dont_care_moves(), moves);
+  }
+  std::string bytes = io::read_file(dir / "m.rseg").value();
+  SegmentHeader h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  EXPECT_EQ(h.flags & (kDontCare | kDontCareCaptures), kDontCare | kDontCareCaptures);
+  h.flags &= ~kDontCare;
+  h.header_checksum = XXH3_64bits(&h, offsetof(SegmentHeader, header_checksum));
+  std::memcpy(bytes.data(), &h, sizeof h);
+  ASSERT_TRUE(io::write_file_atomic(dir / "alone.rseg", bytes));
+  auto alone = SegmentReader::open(dir / "alone.rseg");
+  ASSERT_FALSE(alone);
+  EXPECT_EQ(alone.error().code(), Errc::corrupt);
+  EXPECT_EQ(*parse_dont_care_moves("captures"), DontCareMoves::captures);
+  EXPECT_EQ(*parse_dont_care_moves("conversions"), DontCareMoves::conversions);
+  auto bad = parse_dont_care_moves("pushes");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), Errc::invalid_argument);
+}
+
 TEST(SegmentCodecs, UnknownCodecNamesAreRefused) {
   EXPECT_EQ(parse_codec_choice("rans-o1").value(), CodecChoice::rans_o1);
   EXPECT_EQ(parse_codec_choice("auto").value(), CodecChoice::automatic);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,9 +63,11 @@ inline std::vector<std::int8_t> read_segment(const Database& db, const std::stri
 
 // Replaces a committed segment by `values` (and `far`, values beyond a byte; valid file,
 // checksums and manifest entry): a wrong value that only the verifier can find.
+// moves: the don't-care flag's moves to record instead of the file's (kDontCareCaptures).
 inline void rewrite_segment(Database& db, const std::string& name,
                             const std::vector<std::int8_t>& values,
-                            std::span<const format::FarValue> far = {}) {
+                            std::span<const format::FarValue> far = {},
+                            std::optional<format::DontCareMoves> moves = {}) {
   auto seg = db.segment(name);
   ASSERT_TRUE(seg) << seg.error().message();
   const format::SegmentInfo info = (*seg)->info();
@@ -72,7 +75,8 @@ inline void rewrite_segment(Database& db, const std::string& name,
   format::WriteOptions wo;
   wo.far = far;
   wo.class_half = (*seg)->class_half();  // the values read back hold its classes
-  const format::DontCare keep;           // and its don't-care entries' bytes, as stored
+  format::DontCare keep;                 // and its don't-care entries' bytes, as stored
+  keep.moves = moves.value_or((*seg)->dont_care_moves());
   if ((*seg)->dont_care()) wo.dont_care = &keep;
   auto w = format::write_segment(
       db.dir() / rec.file, info,  // the manifest's file (`recompress` may have named it .z.rseg)

@@ -64,8 +64,10 @@ int info(const Common& c, const Database& db) {
     const auto stored = order.find(" stored ");
     // The half stored as classes (docs/FORMAT.md, "Class halves"), "-" for none.
     const std::string half = s.build.value("class_half", std::string("none"));
-    // "yes" where the file has don't-care entries (`recompress --dont-care`, docs/FORMAT.md).
+    // Where the file has don't-care entries (`recompress --dont-care`, docs/FORMAT.md): "cap"
+    // where the captures alone decided them, "yes" where every converting move did.
     const bool dc = s.build.value("dont_care", false);
+    const bool dc_captures = s.build.value("dont_care_moves", std::string()) == "captures";
     std::cout << fmt::format(
         "{:>{}} {:>16} {:>11} {:>11} {:>7.1f}  {:<10} {:<9} {:<7} {:<3} {:<9} {}\n", s.name, w,
         s.entries, format_bytes(s.raw_bytes), format_bytes(s.file_bytes),
@@ -73,7 +75,8 @@ int info(const Common& c, const Database& db) {
         codec.starts_with("zstd") ? fmt::format("{} -{}", codec, s.build.value("zstd_level", 0))
                                   : codec,
         stored == std::string::npos ? order : order.substr(stored + 8), half == "none" ? "-" : half,
-        dc ? "yes" : "-", s.build.value("kernel", "?"), s.build.value("finished", "?"));
+        dc ? (dc_captures ? "cap" : "yes") : "-", s.build.value("kernel", "?"),
+        s.build.value("finished", "?"));
   }
   std::cout << fmt::format("{:>{}} {:>16} {:>11} {:>11} {:>7.1f}\n", "total", w, entries,
                            format_bytes(raw), format_bytes(file), ratio);
@@ -95,6 +98,7 @@ struct RecompressArgs {
   std::string entry_order = "auto";
   std::string class_half = "auto";
   bool dont_care = false;
+  std::string dont_care_moves = "captures";
   std::vector<std::string> segments;
 };
 
@@ -108,6 +112,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
   opt.order = format::parse_order_choice(a.entry_order).value();  // CLI::IsMember checked it
   opt.class_half = format::parse_class_half_choice(a.class_half).value();  // likewise
   opt.dont_care = a.dont_care;
+  opt.dont_care_moves = format::parse_dont_care_moves(a.dont_care_moves).value();  // IsMember
   opt.segments = a.segments;
   opt.threads = c.resolved_threads();
   opt.progress = &progress;
@@ -135,6 +140,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                     {"class_half_after", r.class_half_after},
                     {"dont_care", r.dont_care},
                     {"dont_care_entries", r.dont_care_entries},
+                    {"dont_care_moves", r.dont_care_moves},
                     {"bits_per_entry", r.entries ? 8.0 * static_cast<double>(r.bytes_after) /
                                                        static_cast<double>(r.entries)
                                                  : 0.0},
@@ -150,6 +156,7 @@ int recompress_cmd(const Common& c, const RecompressArgs& a) {
                 {"entry_order", a.entry_order},
                 {"class_half", a.class_half},
                 {"dont_care", a.dont_care},
+                {"dont_care_moves", a.dont_care_moves},
                 {"segments", segs},
                 {"bytes_before", before},
                 {"bytes_after", after},
@@ -404,6 +411,12 @@ int run(int argc, char** argv, kernels::Cluster* cluster) {
       "Archive: store \"don't care\" entries where the game's probes find the value by "
       "searching converting moves (smaller files; probes search, verify restores them, builds "
       "refuse them)");
+  recompress_sub
+      ->add_option("--dont-care-moves", recompress_args.dont_care_moves,
+                   "With --dont-care, the moves that decide the entries: captures (default: "
+                   "probes search captures alone) or conversions (every converting move, captures "
+                   "or not: smaller files, probes that search more)")
+      ->check(CLI::IsMember({"captures", "conversions"}));
   recompress_sub
       ->add_option("--segment", recompress_args.segments,
                    "Only these segments; a name that is no segment selects the segments that "

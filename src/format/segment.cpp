@@ -77,6 +77,17 @@ Result<ClassHalfChoice> parse_class_half_choice(std::string_view text) {
                fmt::format("class half '{}': use auto, none, lower or upper", text));
 }
 
+std::string_view dont_care_moves_name(DontCareMoves m) noexcept {
+  return m == DontCareMoves::captures ? "captures" : "conversions";
+}
+
+Result<DontCareMoves> parse_dont_care_moves(std::string_view text) {
+  if (text == "captures") return DontCareMoves::captures;
+  if (text == "conversions") return DontCareMoves::conversions;
+  return Error(Errc::invalid_argument,
+               fmt::format("don't-care moves '{}': use captures or conversions", text));
+}
+
 ClassHalf choose_class_half(std::span<const std::uint8_t> data,
                             const std::array<std::uint8_t, 256>& classes) {
   // 16 runs of 256 KiB per half: enough to tell halves apart whose savings differ by a few
@@ -568,6 +579,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
                    fmt::format("'{}': {} words of don't-care bits for {} entries", info.name,
                                opt.dont_care->entries.size(), info.entries));
     h.flags |= kDontCare;
+    if (opt.dont_care->moves == DontCareMoves::captures) h.flags |= kDontCareCaptures;
   }
 
   const int threads = std::max(1, opt.threads);
@@ -892,7 +904,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   // far section's offset: the checks below hold.
   if (h.codec > static_cast<std::uint32_t>(Codec::rans_o1) ||
       (h.flags & ~(kRuleEntriesFilled | kEntryOrder | kFarValues | kClassLowerHalf |
-                   kClassUpperHalf | kDontCare)))
+                   kClassUpperHalf | kDontCare | kDontCareCaptures)))
     return Error(Errc::mismatch,
                  fmt::format("segment '{}' uses a codec or flags this retra does not know (codec "
                              "{}, flags {:#x}): read it with a newer retra",
@@ -917,6 +929,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
       ((lower || upper) &&
        (h.version < 4 || (lower && upper) || h.entry_bytes != 1 || h.entries % 2 != 0)) ||
       ((h.flags & kDontCare) && (h.version < 4 || h.entry_bytes != 1)) ||
+      ((h.flags & kDontCareCaptures) && !(h.flags & kDontCare)) ||
       (far ? h.version < 4 || h.entry_bytes != 1 || h.far_offset < h.data_offset ||
                  h.far_offset > h.file_bytes || h.file_bytes - h.far_offset < 16
            : h.far_offset != 0))
@@ -992,6 +1005,8 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::open(
   r->rules_filled_ = (h.flags & kRuleEntriesFilled) != 0;
   r->class_half_ = lower ? ClassHalf::lower : upper ? ClassHalf::upper : ClassHalf::none;
   r->dont_care_ = (h.flags & kDontCare) != 0;
+  r->dont_care_moves_ =
+      (h.flags & kDontCareCaptures) ? DontCareMoves::captures : DontCareMoves::conversions;
   if (r->rules_filled_ && h.entry_bytes != 1)
     return corrupt("rule entries filled in entries wider than one byte");
   r->rules_ = std::move(rules);

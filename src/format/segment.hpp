@@ -134,6 +134,17 @@ std::string_view class_half_name(ClassHalf h) noexcept;  // "none", "lower", "up
 // build's conversions, a verifier without the search) must refuse such a segment; the format
 // layer gives its bytes as stored.
 inline constexpr std::uint32_t kDontCare = 32;
+// Header flag (version 4), only with kDontCare: the don't-care entries were decided by the
+// captures among the converting moves alone (DontCareMoves::captures), so that a probe's search
+// covers only those; without it, by every converting move, all of which a probe must then search
+// (a search over captures alone would miss values that other converting moves gave).
+inline constexpr std::uint32_t kDontCareCaptures = 64;
+// Which converting moves decide the don't-care entries: all of them (captures and the game's
+// other conversions), or the captures alone (fewer entries, a smaller search per probe).
+enum class DontCareMoves : std::uint8_t { conversions, captures };
+std::string_view dont_care_moves_name(DontCareMoves m) noexcept;  // "conversions", "captures"
+// Parses "conversions" or "captures".
+Result<DontCareMoves> parse_dont_care_moves(std::string_view text);
 // What the writer may do with don't-care entries: store an entry the caller marks as the byte
 // stored before it (in the stored order), where that byte ranks no higher than the entry's own,
 // so that it extends a run. Which entries qualify is the game's to say (their true value is
@@ -144,6 +155,8 @@ struct DontCare {
   std::span<const std::uint64_t> entries;
   // rank[b]: the order of the bytes' values for the side to move, higher is better.
   std::array<std::uint8_t, 256> rank{};
+  // The moves that decided them (kDontCareCaptures where captures).
+  DontCareMoves moves = DontCareMoves::conversions;
 };
 
 // One block table row, 24 bytes.
@@ -286,6 +299,8 @@ class SegmentReader {
   }
   // Whether the entries may hold less than their value (kDontCare): bytes are lower bounds.
   bool dont_care() const noexcept { return dont_care_; }
+  // With dont_care(): which converting moves restore them (kDontCareCaptures).
+  DontCareMoves dont_care_moves() const noexcept { return dont_care_moves_; }
   const EntryOrder& order() const noexcept { return order_; }
   // Where entry `index` lies in the stored order; blocks (read_block, read_stored_block,
   // raw_bytes) are numbered in the stored order, so entry i is in block position(i) /
@@ -344,6 +359,7 @@ class SegmentReader {
   bool rules_filled_ = false;
   ClassHalf class_half_ = ClassHalf::none;
   bool dont_care_ = false;
+  DontCareMoves dont_care_moves_ = DontCareMoves::conversions;
   EntryOrder order_;
   std::vector<FarValue> far_;
   std::shared_ptr<const EntryRules> rules_;

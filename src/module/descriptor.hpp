@@ -48,7 +48,8 @@
 //                              does not, so its recount stays independent of the kernel).
 //   conversion_value(g, s, p, ctx, values), dont_care_rank(kind)
 //                              don't-care entries (src/module/dont_care.hpp): the value p's
-//                              converting moves give (nullopt: none, or a kind stored exactly),
+//                              converting moves give, or its captures alone where
+//                              ctx.captures_only (nullopt: none, or a kind stored exactly),
 //                              and the side to move's order of a kind's bytes as ranks (nullopt:
 //                              none). Only for a game whose probes restore such entries by
 //                              searching the converting moves.
@@ -82,6 +83,9 @@ struct Selection {
 struct VerifyContext {
   bool dtc = false;  // distance-to-mate games: the segment stores distances to conversion
   ValueKind kind = ValueKind::score;  // the segment's value kind
+  // conversion_value: the captures among the converting moves alone (the segment's don't-care
+  // entries are format::DontCareMoves::captures), not every converting move.
+  bool captures_only = false;
 };
 
 // A value source for verify_value and conversion_value: stored(seg, index) gives a stored

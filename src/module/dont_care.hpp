@@ -41,14 +41,14 @@ concept HasDontCare = requires(const typename D::Game& g, const typename D::Game
 
 // The don't-care entries of segment s of g, whose entries as they will be stored are `values`,
 // `half` of them as classes, except those with a value in `far` (indices ascending): the
-// positions whose stored value (or class) is what their converting moves give, read from s's
-// dependencies in `db`, which must be exact files. nullopt where the segment's value kind has
-// no such entries.
+// positions whose stored value (or class) is what their converting moves give (`moves`: all of
+// them, or the captures alone), read from s's dependencies in `db`, which must be exact files.
+// nullopt where the segment's value kind has no such entries.
 template <GameDescriptor D>
 requires HasDontCare<D> Result<std::optional<DontCareMask>> dont_care_entries(
     const Database& db, const typename D::Game& g, const typename D::Game::SegmentId& s,
     format::ClassHalf half, std::span<const format::FarValue> far,
-    std::span<const std::uint8_t> values, int threads) {
+    std::span<const std::uint8_t> values, format::DontCareMoves moves, int threads) {
   using G = typename D::Game;
   using Seg = typename G::SegmentId;
   const ValueKind kind = value_kind_of(g, s);
@@ -92,6 +92,7 @@ requires HasDontCare<D> Result<std::optional<DontCareMask>> dont_care_entries(
   const VirtualAware<G, decltype(dependency_value)> lookup{g, dependency_value};
   VerifyContext ctx;
   ctx.kind = kind;
+  ctx.captures_only = moves == format::DontCareMoves::captures;
 
   auto is_far = [&](std::uint64_t i) {
     return std::binary_search(far.begin(), far.end(), format::FarValue{i, 0},
@@ -99,6 +100,7 @@ requires HasDontCare<D> Result<std::optional<DontCareMask>> dont_care_entries(
   };
   DontCareMask mask;
   mask.rank = *rank;
+  mask.moves = moves;
   mask.bits.assign((size + 63) / 64, 0);
   // Chunks of whole words, so that no two threads write one.
   constexpr std::uint64_t kChunk = 1 << 16;

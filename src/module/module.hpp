@@ -75,7 +75,8 @@ struct SolveRun {
 struct DontCareMask {
   std::vector<std::uint64_t> bits;
   std::array<std::uint8_t, 256> rank{};
-  std::uint64_t marked = 0;  // bits set
+  std::uint64_t marked = 0;                                          // bits set
+  format::DontCareMoves moves = format::DontCareMoves::conversions;  // which moves decided them
 };
 
 class GameModule {
@@ -125,14 +126,13 @@ class GameModule {
   // Don't-care entries of segment `segment` (docs/FORMAT.md, kDontCare), whose entries as they
   // will be stored are `values` (`half` of them as classes; `far`: the values beyond a byte):
   // those a probe restores by searching their converting moves, marked where the stored value
-  // (or class) is what those moves give, read from the segment's dependencies in `db` (exact
-  // files). nullopt for a game, or a segment, whose probes do not search.
-  virtual Result<std::optional<DontCareMask>> dont_care(const Database& db,
-                                                        std::string_view segment,
-                                                        format::ClassHalf half,
-                                                        std::span<const format::FarValue> far,
-                                                        std::span<const std::uint8_t> values,
-                                                        int threads) const = 0;
+  // (or class) is what those moves give (all converting moves, or the captures alone: `moves`),
+  // read from the segment's dependencies in `db` (exact files). nullopt for a game, or a
+  // segment, whose probes do not search.
+  virtual Result<std::optional<DontCareMask>> dont_care(
+      const Database& db, std::string_view segment, format::ClassHalf half,
+      std::span<const format::FarValue> far, std::span<const std::uint8_t> values,
+      format::DontCareMoves moves, int threads) const = 0;
   // The names given, dependencies first (a segment after every segment its converting moves
   // lead to), for passes that must see each segment before or after those it reads.
   virtual Result<std::vector<std::string>> dependency_order(

@@ -108,14 +108,16 @@ class ModuleOf final : public GameModule {
                                                 format::ClassHalf half,
                                                 std::span<const format::FarValue> far,
                                                 std::span<const std::uint8_t> values,
+                                                format::DontCareMoves moves,
                                                 int threads) const override {
     if constexpr (!HasDontCare<D>) {
-      (void)db, (void)segment, (void)half, (void)far, (void)values, (void)threads;
+      (void)db, (void)segment, (void)half, (void)far, (void)values, (void)moves, (void)threads;
       return std::optional<DontCareMask>();
     } else {
       auto found = find_segment(segment);
       if (!found) return std::move(found).error();
-      return dont_care_entries<D>(db, *found->first, found->second, half, far, values, threads);
+      return dont_care_entries<D>(db, *found->first, found->second, half, far, values, moves,
+                                  threads);
     }
   }
   Result<std::vector<std::string>> dependency_order(

@@ -26,10 +26,12 @@ struct Location {
 // entry holds only its class (a segment's class half): the game then finds the distance from
 // the entry's moves; and kDontCare set where the segment has don't-care entries, whose stored
 // value may be worse than the truth (never better): the game then takes the better of it and
-// what the position's converting moves give.
+// what the position's converting moves give; with kDontCareCaptures also set, what its captures
+// alone give (format::kDontCareCaptures).
 using Reader = std::function<Value(int slot, std::uint64_t index)>;
 inline constexpr int kClassOnly = 1 << 24;
 inline constexpr int kDontCare = 1 << 25;
+inline constexpr int kDontCareCaptures = 1 << 26;
 
 class Locator {
  public:

@@ -167,7 +167,7 @@ Value Prober::Impl::byte(int slot, std::uint64_t index, Read how) const {
   if (how == Read::byte) return v;
   if (const auto far = r->far_value(index)) return success(static_cast<int>(*far));
   if (how == Read::marked && r->class_only(index)) v.value |= kClassOnly;
-  if (how == Read::marked && r->dont_care()) v.value |= kDontCare;
+  if (how == Read::marked) v.value |= detail::dont_care_marks(*r);
   return v;
 }
 
@@ -265,10 +265,10 @@ Value Locator::derive(std::string_view, const Reader&) const {
   return detail::failure(Status::internal, "this game derives no values");
 }
 
-bool Prober::Impl::dont_care(int slot) const {
+int Prober::Impl::dont_care(int slot) const {
   Value err;
   const format::SegmentReader* r = reader(*slots[static_cast<std::size_t>(slot)], &err);
-  return r && r->dont_care();  // an error comes back from the read that follows
+  return r ? detail::dont_care_marks(*r) : 0;  // an error comes back from the read that follows
 }
 
 Value Prober::probe(std::string_view position) const {

@@ -143,6 +143,14 @@ struct Located {
   std::uint64_t at = 0;  // where the entry lies in its file's order (read_sorted fills it in)
 };
 
+// The marks (locator.hpp) that a value of segment r carries where r has don't-care entries:
+// kDontCare, with kDontCareCaptures where the captures alone decided them; 0 where it has none.
+inline int dont_care_marks(const format::SegmentReader& r) noexcept {
+  if (!r.dont_care()) return 0;
+  return r.dont_care_moves() == format::DontCareMoves::captures ? kDontCare | kDontCareCaptures
+                                                                : kDontCare;
+}
+
 }  // namespace detail
 
 struct Prober::Impl {
@@ -162,8 +170,9 @@ struct Prober::Impl {
 
   const format::SegmentReader* reader(Slot& s, Value* err) const;
   // Whether slot `slot`'s segment has don't-care entries (docs/FORMAT.md, kDontCare): its values
-  // then come from the game's search (Locator::derive), not from the byte alone.
-  bool dont_care(int slot) const;
+  // then come from the game's search (Locator::derive), not from the byte alone. The marks its
+  // values carry (dont_care_marks), 0 where none.
+  int dont_care(int slot) const;
   // The block cache's key of block `block` (in the file's order) of slot `slot`.
   static std::uint64_t cache_key(int slot, std::uint64_t block) {
     return static_cast<std::uint64_t>(slot) << 40 | block;

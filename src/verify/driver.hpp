@@ -185,9 +185,11 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
         return decode_value(value_kind_of(g, seg), loaded[id(seg)].data()[index]);
       };
       const VirtualAware<G, decltype(loaded_value)> deps{g, loaded_value};
+      const format::SegmentReader* reader = readers[id(s)];
       VerifyContext ctx;
       ctx.kind = kind;
-      const format::SegmentReader* reader = readers[id(s)];
+      // The moves the probes search: captures alone where the file says so (kDontCareCaptures).
+      ctx.captures_only = reader->dont_care_moves() == format::DontCareMoves::captures;
       std::uint8_t* const self = loaded[id(s)].data();
       const std::uint64_t size = g.segment_size(s);
       constexpr std::uint64_t kChunk = 1 << 16;

@@ -731,7 +731,7 @@ Result<Report> Module::probe_report(const Database& db, std::string_view positio
     // moves (a far value is exact).
     const bool far = (*seg)->far_value(index).has_value();
     return success(static_cast<int>(*v) | ((*seg)->class_only(index) ? probe::kClassOnly : 0) |
-                   ((*seg)->dont_care() && !far ? probe::kDontCare : 0));
+                   (far ? 0 : probe::detail::dont_care_marks(**seg)));
   };
   std::vector<probe::ChessMove> moves(256);
   probe::ChessValue pos;

@@ -103,17 +103,23 @@ struct Module {
     return moves == 0 ? g.no_move_value(s, p) : best.value();
   }
   // ---- don't-care entries (docs/FORMAT.md, kDontCare): where a DTZ entry's value is what its
-  // zeroing moves (captures, pawn moves) give, a probe finds it by searching them
-  // (tables.hpp, evaluate), so an archived file may store any value no better there. DTM
-  // segments stay exact. ----
+  // zeroing moves (captures, pawn moves; or, ctx.captures_only, its captures alone) give, a
+  // probe finds it by searching them (tables.hpp, zeroing_best), so an archived file may store
+  // any value no better there. DTM segments stay exact. ----
   template <class Values>
   static std::optional<int> conversion_value(const Game& g, int s, const Position& p,
                                              const VerifyContext& ctx, const Values& values) {
     if (!p.valid || ctx.kind != ValueKind::dtz) return std::nullopt;
     Best best(false);
     bool any = false;
+    const int pieces = g.table(s).n;
     g.for_each_move(s, p, [&](const Child<int>& c) {
       if (!c.converts) return;
+      // A capture leaves fewer pieces (a table of fewer, or only the kings); a push, a
+      // promotion without a capture and a double push with an en-passant reply do not.
+      if (ctx.captures_only && c.segment != Game::kKingsOnly &&
+          (Game::virtual_segment(c.segment) || g.table(c.segment).n >= pieces))
+        return;
       best.add(values(c.segment, c.index), true);
       any = true;
     });

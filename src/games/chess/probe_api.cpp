@@ -100,10 +100,13 @@ Value Prober::chess_wdl(const ChessBoard& board) const {
     Value v = impl_->byte(w.dtz_slot, w.index);
     if (v) v.value = chess::decode_dtz(v.value).wdl;
     // With don't-care entries (docs/FORMAT.md) the stored class is a lower bound: the zeroing
-    // moves may do better.
-    if (!v || v.value == chess::win || !impl_->dont_care(w.dtz_slot)) return v;
+    // moves (or the captures alone) may do better.
+    if (!v || v.value == chess::win) return v;
+    const chess::LowerBound bound = chess::lower_bound_of(impl_->dont_care(w.dtz_slot));
+    if (!bound.lower) return v;
     const chess::Color side = board.white_to_move ? chess::white : chess::black;
-    return chess::zeroing_best(t, sets, side, impl_->byte_reader(), v.value, chess::win);
+    return chess::zeroing_best(t, sets, side, impl_->byte_reader(), v.value, chess::win,
+                               bound.captures_only);
   }
   auto b = board_of(board);
   if (!b) return detail::failure(b.error());

@@ -105,16 +105,31 @@ inline int zeroing_byte(int wdl) {
 // w, searched within the window (alpha, beta) (Fathom's probe_ab): the exact class where it lies
 // inside, else a bound on the same side of the window. Where the segment stores don't-care
 // entries (docs/FORMAT.md, kDontCare), the stored class is a lower bound of the truth, which is
-// the better of it and the best zeroing move; elsewhere it is the truth. The window is what
+// the better of it and the best zeroing move (the best capture, where the captures alone
+// decided them: kDontCareCaptures); elsewhere it is the truth. The window is what
 // keeps the search small: a child's search stops as soon as its value can no longer change its
 // parent's. The value, or the error of a read or of a child's locate.
 template <class Read>
 probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side, const Tables::Where& w,
                     Read&& read, int alpha, int beta);
-// max(alpha, the best class the zeroing moves of s give its mover), the search stopping at beta.
+// max(alpha, the best class the zeroing moves of s give its mover), the search stopping at beta;
+// captures_only: its captures alone (promotions that capture included).
 template <class Read>
 probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
-                          int alpha, int beta);
+                          int alpha, int beta, bool captures_only);
+// The don't-care marks of a read value (probe::kDontCare, probe::kDontCareCaptures) as the
+// arguments of zeroing_best: whether the stored value is a lower bound, and whether only the
+// captures improve on it.
+struct LowerBound {
+  bool lower = false, captures_only = false;
+};
+inline LowerBound lower_bound_of(int marked) {
+  return {(marked & probe::kDontCare) != 0, (marked & probe::kDontCareCaptures) != 0};
+}
+// A read value without its marks.
+inline int unmarked(int marked) {
+  return marked & ~(probe::kClassOnly | probe::kDontCare | probe::kDontCareCaptures);
+}
 
 // The outcome under the position's 50-move counter: 1, 0 or -1.
 inline int outcome(int wdl, int dtz, int counter) {
@@ -165,7 +180,8 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
   // A segment with don't-care entries (docs/FORMAT.md, kDontCare) stores values no better than
   // the truth, which is the better of the stored value and the zeroing moves' best: then only
   // those moves are searched (zeroing_best), unless the distance of a class is asked for.
-  bool lower_bound = false;
+  LowerBound bound;
+  bool& lower_bound = bound.lower;
   int stored = 0;  // the stored value (a dtz byte, or a far value)
   if (b.ep < 0) {
     if (w.kings_only) {
@@ -175,8 +191,8 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
     const probe::Value z = read(w.dtz_slot, w.index);
     if (!z) return fail(z.status, z.message);
     const bool cls = (z.value & probe::kClassOnly) != 0;
-    lower_bound = (z.value & probe::kDontCare) != 0;
-    stored = z.value & ~(probe::kClassOnly | probe::kDontCare);
+    bound = lower_bound_of(z.value);
+    stored = unmarked(z.value);
     const Dtz d = decode_dtz(stored);
     // Nothing is better than a win, or than a win in one ply where the distance counts.
     if (lower_bound && d.wdl == win && (!need.dtz || (!cls && d.dtz == 1))) lower_bound = false;
@@ -190,7 +206,8 @@ probe::ChessValue evaluate_at(const chess::Tables& t, const Board& b, const ches
       if (lower_bound) {
         // A zeroing move's child counts by its class alone: the bitboard search gives it, exact
         // from the stored class up (a zeroing move of that class may still be shorter).
-        const probe::Value zr = zeroing_best(t, piece_sets(b), b.side, read, d.wdl - 1, win);
+        const probe::Value zr =
+            zeroing_best(t, piece_sets(b), b.side, read, d.wdl - 1, win, bound.captures_only);
         if (!zr) return fail(zr.status, zr.message);
         if (const int zb = zeroing_byte(zr.value);
             zr.value >= d.wdl && dtz_order(zb) > dtz_order(stored))
@@ -315,10 +332,11 @@ inline Board board_of(const chess::Tables::PieceSets& s, Color side, int ep) {
 }
 
 // Calls f(move, child) for every legal zeroing move of `us` in s (captures, pawn pushes and
-// promotions; s has no en-passant right, so there is no en-passant capture). Bitboards only: no
-// Board, no move list of the quiet moves a probe does not need.
+// promotions; captures_only: the captures alone; s has no en-passant right, so there is no
+// en-passant capture). Bitboards only: no Board, no move list of the quiet moves a probe does
+// not need.
 template <class F>
-void for_each_zeroing_move(const chess::Tables::PieceSets& s, Color us, F&& f) {
+void for_each_zeroing_move(const chess::Tables::PieceSets& s, Color us, bool captures_only, F&& f) {
   const Color them = opposite(us);
   Bitboard own = 0, enemy = 0;
   for (int t = 0; t < kTypes; ++t) {
@@ -350,7 +368,7 @@ void for_each_zeroing_move(const chess::Tables::PieceSets& s, Color us, F&& f) {
     const int from = std::countr_zero(p), one = from + dir;
     for (Bitboard to = pawn_attacks(us, from) & targets; to; to &= to - 1)
       pawn_to(from, std::countr_zero(to));
-    if (occ & bit(one)) continue;
+    if (captures_only || (occ & bit(one))) continue;
     pawn_to(from, one);
     if (rank_of(from) == start && !(occ & bit(one + dir)))
       emit(pawn, from, one + dir, pawn, pawn_attacks(us, one) & s[code(pawn, them)] ? one : -1);
@@ -365,15 +383,15 @@ probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side, con
   if (w.kings_only) return {};  // a draw
   probe::Value v = read(w.dtz_slot, w.index);
   if (!v) return v;
-  const bool lower_bound = (v.value & probe::kDontCare) != 0;
-  v.value = decode_dtz(v.value & ~(probe::kClassOnly | probe::kDontCare)).wdl;
-  if (!lower_bound || v.value >= beta) return v;
-  return zeroing_best(t, s, side, read, std::max(alpha, v.value), beta);
+  const LowerBound bound = lower_bound_of(v.value);
+  v.value = decode_dtz(unmarked(v.value)).wdl;
+  if (!bound.lower || v.value >= beta) return v;
+  return zeroing_best(t, s, side, read, std::max(alpha, v.value), beta, bound.captures_only);
 }
 
 template <class Read>
 probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
-                          int alpha, int beta) {
+                          int alpha, int beta, bool captures_only) {
   probe::Value best;
   best.value = alpha;
   if (alpha >= beta) return best;
@@ -392,7 +410,7 @@ probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color sid
   std::array<Kid, 128> kids;
   int n = 0;
   detail::for_each_zeroing_move(
-      s, side, [&](const detail::ZeroingMove& m, const Tables::PieceSets& c) {
+      s, side, captures_only, [&](const detail::ZeroingMove& m, const Tables::PieceSets& c) {
         Kid& k = kids[static_cast<std::size_t>(n++)];
         k.m = m;
         Tables::Where cw;
