@@ -4,6 +4,7 @@
 #include "retra/probe.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -103,16 +104,30 @@ CacheStats BlockCache::stats() const {
 }
 
 void BlockCache::insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> block) {
-  const std::size_t size = block.size();
-  if (size > per_shard_) return;  // a cache too small to hold a block: read through
+  const std::size_t size = block.size(), footprint = BlockArena::footprint(size);
+  if (footprint > per_shard_) return;  // a cache too small to hold a block: read through
+  {
+    std::lock_guard lock(s.mu);
+    if (s.map.count(key)) return;  // another thread loaded it meanwhile
+  }
+  // Copied into the arena outside the shard's lock (a copy costs a small part of the
+  // decompression before it); without memory left there, read through.
+  std::uint8_t* data = arena_.allocate(size);
+  if (!data) return;
+  std::memcpy(data, block.data(), size);
   std::lock_guard lock(s.mu);
-  if (s.map.count(key)) return;  // another thread loaded it meanwhile
-  s.lru.push_front({key, std::move(block)});
+  if (s.map.count(key)) {  // loaded meanwhile after all
+    arena_.release(data, size);
+    return;
+  }
+  s.lru.push_front({key, data, size});
   s.map.emplace(key, s.lru.begin());
-  s.bytes += size;
+  s.bytes += footprint;
   while (s.bytes > per_shard_) {
-    s.bytes -= s.lru.back().data.size();
-    s.map.erase(s.lru.back().key);
+    const Entry& last = s.lru.back();
+    s.bytes -= BlockArena::footprint(last.size);
+    arena_.release(last.data, last.size);
+    s.map.erase(last.key);
     s.lru.pop_back();
   }
 }
