@@ -131,7 +131,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
       if (mask) {
         dc.entries = mask->bits;
         dc.rank = mask->rank;
-        dc.moves = mask->moves;
+        dc.moves = opt.dont_care_moves;
         r.dont_care_entries = mask->marked;
       }
     }

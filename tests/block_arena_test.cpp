@@ -52,10 +52,13 @@ TEST(BlockArena, BuffersAreDistinctAlignedAndReused) {
   // A released buffer is the next one of its footprint.
   arena.release(held[5].first, held[5].second);
   EXPECT_EQ(arena.allocate(held[5].second), held[5].first);
-  // Larger than a chunk: a mapping of its own, usable to its end, reused after release.
+  // Larger than a chunk: a mapping of its own (the chunk in use goes on after it), usable to
+  // its end, reused after release.
   const std::size_t big = BlockArena::kChunk + 1;
+  std::uint8_t* before = arena.allocate(4096);
   std::uint8_t* p = arena.allocate(big);
   ASSERT_NE(p, nullptr);
+  EXPECT_EQ(arena.allocate(4096), before + 4096);
   p[0] = 1;
   p[big - 1] = 2;
   arena.release(p, big);

@@ -100,7 +100,6 @@ requires HasDontCare<D> Result<std::optional<DontCareMask>> dont_care_entries(
   };
   DontCareMask mask;
   mask.rank = *rank;
-  mask.moves = moves;
   mask.bits.assign((size + 63) / 64, 0);
   // Chunks of whole words, so that no two threads write one.
   constexpr std::uint64_t kChunk = 1 << 16;

@@ -75,8 +75,7 @@ struct SolveRun {
 struct DontCareMask {
   std::vector<std::uint64_t> bits;
   std::array<std::uint8_t, 256> rank{};
-  std::uint64_t marked = 0;                                          // bits set
-  format::DontCareMoves moves = format::DontCareMoves::conversions;  // which moves decided them
+  std::uint64_t marked = 0;  // bits set
 };
 
 class GameModule {

@@ -30,28 +30,37 @@ std::uint8_t* BlockArena::allocate(std::size_t bytes) {
     f.pop_back();
     return p;
   }
-  if (size > left_) {
-    // A new chunk (the old tail's remainder stays unused: buffers of one database are mostly
-    // of one size, and chunks hold whole powers of two of them). One more huge page than asked,
-    // so that the usable part starts on a huge-page boundary.
-    const std::size_t want = size > kChunk ? size : kChunk;
-    auto m = retra::detail::map_zeroed(want + kHugePage, true);
-    if (!m) return nullptr;
-    chunks_.push_back({*m, want + kHugePage});
-    const auto at = reinterpret_cast<std::uintptr_t>(*m);
-    next_ = reinterpret_cast<std::uint8_t*>((at + kHugePage - 1) & ~(kHugePage - 1));
-    left_ = want;
-  }
   // Room in the free list for this buffer's return, so that release() never allocates.
   try {
-    free_[log].reserve(++carved_[log]);
+    free_[log].reserve(carved_[log] + 1);
   } catch (const std::bad_alloc&) {
-    --carved_[log];
     return nullptr;
   }
-  std::uint8_t* p = next_;
-  next_ += size;
-  left_ -= size;
+  // One more huge page than asked, so that the usable part starts on a huge-page boundary.
+  auto map = [&](std::size_t length) -> std::uint8_t* {
+    auto m = retra::detail::map_zeroed(length + kHugePage, true);
+    if (!m) return nullptr;
+    chunks_.push_back({*m, length + kHugePage});
+    const auto at = reinterpret_cast<std::uintptr_t>(*m);
+    return reinterpret_cast<std::uint8_t*>((at + kHugePage - 1) & ~(kHugePage - 1));
+  };
+  std::uint8_t* p;
+  if (size > kChunk) {
+    p = map(size);  // a mapping of its own; the current chunk's tail stays for smaller ones
+  } else {
+    if (size > left_) {
+      // A new chunk (the old tail's remainder stays unused: buffers of one database are mostly
+      // of one size, and chunks hold whole powers of two of them).
+      next_ = map(kChunk);
+      left_ = next_ ? kChunk : 0;
+    }
+    p = next_;
+    if (p) {
+      next_ += size;
+      left_ -= size;
+    }
+  }
+  if (p) ++carved_[log];
   return p;
 }
 
