@@ -48,7 +48,7 @@ Value wrong_game(std::string_view asked, std::string_view held);
 // One LRU of decompressed blocks per shard; the shard is chosen by the block key's hash, so
 // threads probing different blocks rarely share a lock. Capacity is in bytes, split evenly,
 // counted as the blocks' footprints in the arena (BlockArena: huge pages where the kernel gives
-// them, which made warm probes of a 5-piece chess table about 1.3 times faster).
+// them: warm probes of a 1.5 GB table ran about 1.3 times faster, docs/PROBING.md).
 class BlockCache {
  public:
   static constexpr std::size_t kShards = 64;
