@@ -136,6 +136,32 @@ struct MemoryCheckpoints : kernels::Checkpoints {
   }
 };
 
+// The converting moves' values, one type for every run of the kernel on a graph: each (game,
+// lookup) pair instantiates the whole kernel, which is most of these tests' compile time.
+template <class G>
+struct ExitValues {
+  const G* g;
+  int operator()(int, std::uint64_t j) const { return g->exit_value[j]; }
+};
+
+// The kernel on segment 0 of a graph game. The plain graphs' instantiations are compiled once,
+// in backward_graph.cpp, for both test files that run them.
+template <class G>
+Result<kernels::BackwardStats> backward_on(const G& g, std::span<std::uint8_t> values,
+                                           const kernels::BackwardOptions& opt) {
+  return kernels::backward(g, 0, values, ExitValues<G>{&g}, opt);
+}
+#define RETRA_GRAPH_TEST_RUNS(prefix)                                                            \
+  prefix template Result<kernels::BackwardStats> backward_on(                                    \
+      const Graph<ValueKind::score>&, std::span<std::uint8_t>, const kernels::BackwardOptions&); \
+  prefix template Result<kernels::BackwardStats> backward_on(                                    \
+      const Graph<ValueKind::dtm>&, std::span<std::uint8_t>, const kernels::BackwardOptions&);   \
+  prefix template Result<kernels::BackwardStats> backward_on(                                    \
+      const Graph<ValueKind::wdl>&, std::span<std::uint8_t>, const kernels::BackwardOptions&);   \
+  prefix template Result<kernels::BackwardStats> backward_on(                                    \
+      const Graph<ValueKind::dtz>&, std::span<std::uint8_t>, const kernels::BackwardOptions&);
+RETRA_GRAPH_TEST_RUNS(extern)
+
 template <class G>
 Result<kernels::BackwardStats> run_kernel(const G& g, std::vector<std::uint8_t>& values,
                                           int threads, kernels::Checkpoints* ck,
@@ -147,8 +173,7 @@ Result<kernels::BackwardStats> run_kernel(const G& g, std::vector<std::uint8_t>&
   opt.checkpoints = ck;
   opt.partitions = partitions;
   opt.out_of_core = ooc;
-  return kernels::backward(
-      g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+  return backward_on(g, std::span(values), opt);
 }
 
 // A random graph game with the values and counts of an uninterrupted, unpartitioned run on one

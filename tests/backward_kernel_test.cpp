@@ -151,8 +151,7 @@ std::vector<int> kernel(const G& g, int threads,
   opt.threads = threads > 3 ? threads - 3 : threads;
   opt.tuning.simd_scan = opt.tuning.prefetch = threads <= 3;
   opt.chunk = threads > 3 ? 7 : 16;
-  auto st = kernels::backward(
-      g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; }, opt);
+  auto st = backward_on(g, std::span(values), opt);
   EXPECT_TRUE(st) << (st ? "" : st.error().message());
   std::vector<int> out;
   for (std::size_t i = 0; i < g.quiet.size(); ++i)
@@ -257,9 +256,7 @@ TEST(BackwardKernel, WideCountersForGamesWithManyMoves) {
   // A game that does not declare them overflows one-byte counters: a typed error, no wrong value.
   const auto g = random_graph<ValueKind::dtm>(3, 300, true);
   std::vector<std::uint8_t> values(g.quiet.size());
-  auto st = kernels::backward(
-      g, 0, std::span(values), [&](int, std::uint64_t j) { return g.exit_value[j]; },
-      kernels::BackwardOptions{});
+  auto st = backward_on(g, std::span(values), kernels::BackwardOptions{});
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().cause(), Cause::counter_overflow);
 }
@@ -306,8 +303,7 @@ G mate_chain(std::size_t n, int mated) {
 TEST(BackwardKernel, DistancesToMateUpToTheLastByte) {
   auto run = [](const auto& g) {
     std::vector<std::uint8_t> values(g.quiet.size());
-    auto st = kernels::backward(
-        g, 0, std::span(values), [](int, std::uint64_t) { return 0; }, kernels::BackwardOptions{});
+    auto st = backward_on(g, std::span(values), kernels::BackwardOptions{});
     return std::make_pair(std::move(st), values.empty() ? 0 : int{values[0]});
   };
   {  // Fang's encoding: 252 plies is byte 254, the last one (255 is reserved).

@@ -39,8 +39,7 @@ void out_of_core_agrees(std::uint64_t seeds) {
       opt.threads = threads;
       opt.chunk = 16;
       opt.out_of_core = store->get();
-      const auto st = kernels::backward(
-          s.g, 0, *mapped, [&](int, std::uint64_t j) { return s.g.exit_value[j]; }, opt);
+      const auto st = backward_on(s.g, *mapped, opt);
       ASSERT_TRUE(st) << st.error().message();
       std::copy(mapped->begin(), mapped->end(), values.begin());
       ASSERT_EQ(values, s.want) << "seed " << seed << ", batch " << batch;
@@ -98,9 +97,7 @@ void cluster_agrees(std::uint64_t seeds) {
         opt.cluster = &c;
         opt.cluster_round = 3;
         opt.cluster_share = seed % 2 == 0;
-        stats[r] = kernels::backward(
-            s.g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return s.g.exit_value[j]; },
-            opt);
+        stats[r] = backward_on(s.g, std::span(values[r]), opt);
       });
       const std::size_t own =
           (static_cast<std::size_t>(chunks) + static_cast<std::size_t>(ranks) - 1) /
@@ -155,9 +152,7 @@ TEST(BackwardCluster, RanksResumeTogether) {
           opt.cluster = &c;
           opt.cluster_round = 5;
           opt.checkpoints = &ck[r];
-          got[r] = kernels::backward(
-              g, 0, std::span(values[r]), [&](int, std::uint64_t j) { return g.exit_value[j]; },
-              opt);
+          got[r] = backward_on(g, std::span(values[r]), opt);
         });
       };
       for (auto& k : ck) k.crash_at = crash_at;
