@@ -197,35 +197,37 @@ TEST_F(ChessDontCare, DtzSegmentsHaveDontCareEntriesAndDtmSegmentsNone) {
   EXPECT_GT(differ, entries / 100);
 }
 
-// Legal positions of every table, both colourings (every one of the 3-piece tables, every 47th
-// of the others): WDL, DTZ and DTM by bitboards, WDL alone by bitboards (the engines' fast path)
-// and by FEN, from the archived files equal the exact files'; every move of every 61st of them
-// at the root likewise; for the files whose entries every zeroing move decided, every fourth one
-// of those positions.
+// Legal positions of every table, both colourings (every one of the 3-piece tables, those among
+// every 47th placement and side to move of the others): WDL, DTZ and DTM by bitboards, WDL alone by
+// bitboards (the engines' fast path) and by FEN, from the archived files equal the exact files';
+// every move of every 61st of them at the root likewise; for the files whose entries every zeroing
+// move decided, every fourth one of those positions.
 TEST_F(ChessDontCare, EveryProbeEqualsTheExactFiles) {
   for (std::size_t k = 1; k < db_.size(); ++k)
     for (const char* name : kTables) {
       SCOPED_TRACE(k == 1 ? "captures" : "conversions");
       const Material m = *parse_material(name);
       const std::uint64_t every = (m.pieces() > 3 ? 47 : 1) * (k == 1 ? 1 : 4);
-      std::uint64_t seen = 0, checked = 0, wrong = 0, roots = 0;
+      std::uint64_t checked = 0, wrong = 0, roots = 0;
       for (const Material& coloured : {m, m.flipped()}) {
-        check::for_each_board(coloured, [&](const Board& b) {
-          if (++seen % every != 0) return;
-          const probe::ChessBoard cb = bitboards_of(b);
-          const probe::ChessValue want = db_[0]->chess(cb), got = db_[k]->chess(cb);
-          ASSERT_TRUE(want) << to_fen(b) << ": " << want.message;
-          const probe::Value wdl = db_[k]->chess_wdl(cb), fen = db_[k]->probe(to_fen(b));
-          if ((!same(want, got) || !wdl || wdl.value != want.wdl || !fen ||
-               fen.value != want.wdl) &&
-              ++wrong <= 5)
-            ADD_FAILURE() << name << " " << to_fen(b) << ": exact " << text(want) << "; archived "
-                          << text(got) << ", WDL " << wdl.value << " " << wdl.message << ", FEN "
-                          << fen.value << " " << fen.message;
-          if (++checked % 61 != 0) return;
-          check::expect_same_root(*db_[0], *db_[k], b);
-          ++roots;
-        });
+        check::for_each_board(
+            coloured,
+            [&](const Board& b) {
+              const probe::ChessBoard cb = bitboards_of(b);
+              const probe::ChessValue want = db_[0]->chess(cb), got = db_[k]->chess(cb);
+              ASSERT_TRUE(want) << to_fen(b) << ": " << want.message;
+              const probe::Value wdl = db_[k]->chess_wdl(cb), fen = db_[k]->probe(to_fen(b));
+              if ((!same(want, got) || !wdl || wdl.value != want.wdl || !fen ||
+                   fen.value != want.wdl) &&
+                  ++wrong <= 5)
+                ADD_FAILURE() << name << " " << to_fen(b) << ": exact " << text(want)
+                              << "; archived " << text(got) << ", WDL " << wdl.value << " "
+                              << wdl.message << ", FEN " << fen.value << " " << fen.message;
+              if (++checked % 61 != 0) return;
+              check::expect_same_root(*db_[0], *db_[k], b);
+              ++roots;
+            },
+            every);
         if (m.symmetric()) break;
       }
       EXPECT_EQ(wrong, 0u) << checked << " positions of " << name;
