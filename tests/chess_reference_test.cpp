@@ -62,10 +62,13 @@ class ChessReference : public ::testing::Test {
     db_ = probe::Prober::open(path.string(), {}, &err).release();
     ASSERT_NE(db_, nullptr) << err.message;
   }
-  static void TearDownTestSuite() {
+  static void TearDownTestSuite() {  // and ready for another SetUpTestSuite (--gtest_repeat)
     delete db_;
     delete path_;
     delete dir_;
+    db_ = nullptr;
+    path_ = nullptr;
+    dir_ = nullptr;
   }
   static test::TempDir* dir_;
   static std::filesystem::path* path_;
