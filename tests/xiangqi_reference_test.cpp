@@ -192,7 +192,10 @@ struct Node {
 };
 
 std::string key(const Board& b, Color side) {
-  return std::string(reinterpret_cast<const char*>(b.data()), b.size()) + char('0' + side);
+  // Appended in place: GCC 12 misreads `string(...) + char` as an out-of-bounds copy.
+  std::string k(reinterpret_cast<const char*>(b.data()), b.size());
+  k.push_back(char('0' + side));
+  return k;
 }
 
 class Reference {
