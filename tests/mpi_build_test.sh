@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# `mpirun -np 2 retra build` on one machine (oversubscribed): Awari 0..14 (capture targets in
-# memory and block-wise) and xiangqi KRKG+KCKG byte-identical to the one-process build, rank 0
-# alone reports, the manifest says 2 ranks, and what does not run over ranks is refused with a
-# message and a nonzero exit on every rank.
-# Usage: mpi_build_test.sh <retra binary>
+# `mpirun -np 2 retra build` on one machine (oversubscribed): Awari 0..14 (or fewer stones: the
+# second argument; capture targets in memory and block-wise) and xiangqi KRKG+KCKG byte-identical
+# to the one-process build, rank 0 alone reports, the manifest says 2 ranks, and what does not run
+# over ranks is refused with a message and a nonzero exit on every rank.
+# Usage: mpi_build_test.sh <retra binary> [most stones, default 14]
 set -euo pipefail
 retra=$1
+stones=0-${2:-14}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # CI runs as root; Open MPI refuses that unless told it is meant.
@@ -26,8 +27,8 @@ same() {  # every segment file of $1 equals its namesake in $2
   echo "$n segment files identical: $1 $2"
 }
 
-"$retra" build awari --stones 0-14 --db "$work/alone" --threads 2 --no-progress > /dev/null
-"${mpi[@]}" "$retra" build awari --stones 0-14 --db "$work/ranks" --threads 1 --json \
+"$retra" build awari --stones "$stones" --db "$work/alone" --threads 2 --no-progress > /dev/null
+"${mpi[@]}" "$retra" build awari --stones "$stones" --db "$work/ranks" --threads 1 --json \
   > "$work/out.json"
 same "$work/alone" "$work/ranks"
 # One JSON document: rank 0's (the other rank's stdout is silent).
@@ -41,7 +42,7 @@ print("report and manifest: 2 ranks")
 PY
 # Capture targets read block-wise from the files rank 0 wrote (the other rank reads the manifest
 # again after each segment).
-"${mpi[@]}" "$retra" build awari --stones 0-14 --db "$work/ranks-low" --threads 1 --low-memory \
+"${mpi[@]}" "$retra" build awari --stones "$stones" --db "$work/ranks-low" --threads 1 --low-memory \
   --no-progress > /dev/null
 same "$work/alone" "$work/ranks-low"
 "$retra" build xiangqi --endgame KRKG KCKG --db "$work/xq-alone" --threads 1 --no-progress \
