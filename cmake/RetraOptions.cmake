@@ -5,6 +5,7 @@ option(RETRA_BUILD_BENCHMARKS "Build the Google Benchmark micro benchmarks" ON)
 option(RETRA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(RETRA_TSAN "Build with ThreadSanitizer (clang with libomp, whose Archer tool tells TSan about OpenMP's synchronization)" OFF)
 option(RETRA_FUZZ "Also link the fuzz targets with libFuzzer (clang; scripts/fuzz.sh)" OFF)
+option(RETRA_FUZZ_QUICK "With RETRA_FUZZ: the games' module tables at -O0 (a faster build for short fuzzing runs)" OFF)
 option(RETRA_STATIC "Link the retra executable fully statically (for machines without the -dev packages)" OFF)
 # The Python module is built in plain builds only: an instrumented extension would need the
 # sanitizer runtime preloaded into the interpreter.

@@ -23,7 +23,7 @@ phase build-asan scripts/build.sh asan
 phase test-asan ctest --preset asan -j "$jobs"
 phase build-tsan scripts/build.sh tsan
 phase test-tsan ctest --preset tsan -j "$jobs"
-phase fuzz scripts/fuzz.sh "${RETRA_FUZZ_SECONDS:-10}"
+phase fuzz env RETRA_FUZZ_QUICK=ON scripts/fuzz.sh "${RETRA_FUZZ_SECONDS:-10}"
 echo "test.sh: wall time per phase ($SECONDS s in all):"
 printf '%s\n' "${times[@]}"
 echo "test.sh: all tests passed (release + asan/ubsan with asserts + tsan + fuzzing)"
