@@ -42,8 +42,8 @@ print("report and manifest: 2 ranks")
 PY
 # Capture targets read block-wise from the files rank 0 wrote (the other rank reads the manifest
 # again after each segment).
-"${mpi[@]}" "$retra" build awari --stones "$stones" --db "$work/ranks-low" --threads 1 --low-memory \
-  --no-progress > /dev/null
+"${mpi[@]}" "$retra" build awari --stones "$stones" --db "$work/ranks-low" --threads 1 \
+  --low-memory --no-progress > /dev/null
 same "$work/alone" "$work/ranks-low"
 "$retra" build xiangqi --endgame KRKG KCKG --db "$work/xq-alone" --threads 1 --no-progress \
   > /dev/null
