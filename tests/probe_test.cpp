@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -456,6 +457,45 @@ TEST(BlockCache, APrefetchIsOnlyAHint) {
   EXPECT_EQ(loads, 1);
   EXPECT_EQ(cache.stats().hits, 1u);
   EXPECT_EQ(cache.stats().misses, 1u);
+}
+
+// Eviction is CLOCK (second chance): of the blocks in a full shard, one read again since it was
+// loaded outlives the ones that were not, as under LRU.
+TEST(BlockCache, ABlockReadAgainOutlivesTheOthers) {
+  // Four keys of one shard; the cache holds three 4 KiB blocks per shard.
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t k = 1; keys.size() < 4; ++k)
+    if (probe::detail::BlockCache::shard_of(k) == probe::detail::BlockCache::shard_of(0))
+      keys.push_back(k);
+  probe::detail::BlockCache cache(probe::detail::BlockCache::kShards * 3 * 4096);
+  std::map<std::uint64_t, int> loads;
+  auto read = [&](std::uint64_t key) {
+    return cache
+        .byte(key, 5,
+              [&](std::vector<std::uint8_t>& out) {
+                ++loads[key];
+                out.assign(4096, static_cast<std::uint8_t>(key));
+                return Status::ok;
+              })
+        .value;
+  };
+  const std::uint64_t a = keys[0], b = keys[1], c = keys[2], d = keys[3];
+  for (std::uint64_t k : {a, b, c}) EXPECT_EQ(read(k), static_cast<int>(k & 255));
+  EXPECT_EQ(read(a), static_cast<int>(a & 255));  // a hit: a is marked
+  EXPECT_EQ(cache.stats().bytes, 3u * 4096);
+  read(d);  // evicts b, the first unmarked block after a
+  EXPECT_EQ(cache.stats().bytes, 3u * 4096);
+  read(a);
+  read(c);
+  read(d);
+  EXPECT_EQ(loads[a], 1);
+  EXPECT_EQ(loads[c], 1);
+  EXPECT_EQ(loads[d], 1);
+  read(b);  // loaded again: all three were marked, so the hand clears them and takes the next
+  EXPECT_EQ(loads[b], 2);
+  EXPECT_EQ(cache.stats().bytes, 3u * 4096);
+  EXPECT_EQ(cache.stats().misses, 5u);
+  EXPECT_EQ(cache.stats().hits, 4u);
 }
 
 TEST_F(Probe, CorruptedBlockIsAnErrorNotAValue) {

@@ -1,5 +1,5 @@
 // The probing library's game-blind core (include/retra/probe.hpp): lazily opened segments, one
-// sharded LRU cache of decompressed blocks, and positions located by the game's module.
+// sharded cache of decompressed blocks, and positions located by the game's module.
 // Thread safety: see src/probe/prober_impl.hpp.
 #include "retra/probe.hpp"
 
@@ -96,8 +96,8 @@ CacheStats BlockCache::stats() const {
   CacheStats c;
   for (const Shard& s : shards_) {
     std::lock_guard lock(s.mu);
-    c.hits += s.hits.load(std::memory_order_relaxed);
-    c.misses += s.misses.load(std::memory_order_relaxed);
+    c.hits += s.hits;
+    c.misses += s.misses;
     c.bytes += s.bytes;
   }
   return c;
@@ -108,7 +108,7 @@ void BlockCache::insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> b
   if (footprint > per_shard_) return;  // a cache too small to hold a block: read through
   {
     std::lock_guard lock(s.mu);
-    if (s.map.count(key)) return;  // another thread loaded it meanwhile
+    if (s.map.find(key)) return;  // another thread loaded it meanwhile
   }
   // Copied into the arena outside the shard's lock (a copy costs a small part of the
   // decompression before it); without memory left there, read through.
@@ -116,20 +116,39 @@ void BlockCache::insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> b
   if (!data) return;
   std::memcpy(data, block.data(), size);
   std::lock_guard lock(s.mu);
-  if (s.map.count(key)) {  // loaded meanwhile after all
+  if (s.map.find(key)) {  // loaded meanwhile after all
     arena_.release(data, size);
     return;
   }
-  s.lru.push_front({key, data, size});
-  s.map.emplace(key, s.lru.begin());
-  s.bytes += footprint;
-  while (s.bytes > per_shard_) {
-    const Entry& last = s.lru.back();
-    s.bytes -= BlockArena::footprint(last.size);
-    arena_.release(last.data, last.size);
-    s.map.erase(last.key);
-    s.lru.pop_back();
+  // CLOCK makes room first: the hand clears the flags of the entries read since it last passed
+  // and evicts the first entry without one. Each step clears a flag, frees a block or passes a
+  // hole, and the new block fits alone (footprint <= per_shard_), so the loop ends.
+  while (s.bytes + footprint > per_shard_) {
+    if (s.hand >= s.entries.size()) s.hand = 0;
+    Entry& e = s.entries[s.hand++];
+    if (!e.data) continue;  // a hole
+    if (e.referenced) {
+      e.referenced = false;
+      continue;
+    }
+    s.bytes -= BlockArena::footprint(e.size);
+    arena_.release(e.data, e.size);
+    s.map.erase(e.key);
+    e.data = nullptr;
+    s.holes.push_back(static_cast<std::uint32_t>(s.hand - 1));
   }
+  // Into the last victim's place, just behind the hand: a whole turn before it is looked at.
+  std::uint32_t at;
+  if (!s.holes.empty()) {
+    at = s.holes.back();
+    s.holes.pop_back();
+  } else {
+    at = static_cast<std::uint32_t>(s.entries.size());
+    s.entries.emplace_back();
+  }
+  s.entries[at] = {key, data, size, false};
+  s.map.insert(key, at);
+  s.bytes += footprint;
 }
 
 }  // namespace detail

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +21,7 @@
 #include "src/database.hpp"
 #include "src/probe/block_arena.hpp"
 #include "src/probe/locator.hpp"
+#include "src/util/flat_map.hpp"
 
 namespace retra::probe {
 
@@ -45,10 +45,13 @@ inline Value success(int value) {
 }
 Value wrong_game(std::string_view asked, std::string_view held);
 
-// One LRU of decompressed blocks per shard; the shard is chosen by the block key's hash, so
-// threads probing different blocks rarely share a lock. Capacity is in bytes, split evenly,
-// counted as the blocks' footprints in the arena (BlockArena: huge pages where the kernel gives
-// them: warm probes of a 1.5 GB table ran about 1.3 times faster, docs/PROBING.md).
+// Decompressed blocks in shards chosen by the block key's hash, so that threads probing different
+// blocks rarely share a lock. Capacity is in bytes, split evenly, counted as the blocks'
+// footprints in the arena (BlockArena: huge pages where the kernel gives them: warm probes of a
+// 1.5 GB table ran about 1.3 times faster, docs/PROBING.md). Each shard evicts by CLOCK (second
+// chance), an approximation of least-recently-used whose hit only sets a flag: a warm probe's
+// lookup is a lock, a flat-map find and that store, where a list-kept LRU relinked three nodes
+// and std::unordered_map divided and chased a pointer (docs/PROBING.md has the measurements).
 class BlockCache {
  public:
   static constexpr std::size_t kShards = 64;
@@ -60,13 +63,12 @@ class BlockCache {
     Shard& s = shard(key);
     {
       std::lock_guard lock(s.mu);
-      if (auto it = s.map.find(key); it != s.map.end()) {
-        s.lru.splice(s.lru.begin(), s.lru, it->second);
-        s.hits.fetch_add(1, std::memory_order_relaxed);
-        return success(it->second->data[offset]);  // within the block: load()'s contract
+      if (Entry* e = s.hit(key)) {
+        ++s.hits;
+        return success(e->data[offset]);  // within the block: load()'s contract
       }
+      ++s.misses;
     }
-    s.misses.fetch_add(1, std::memory_order_relaxed);
     std::vector<std::uint8_t> block;
     if (Status st = load(block); st != Status::ok) return failure(st, std::move(last_error_));
     const int v = block[offset];
@@ -80,7 +82,7 @@ class BlockCache {
   void prefetch(std::uint64_t key, std::uint32_t offset) {
     Shard& s = shard(key);
     std::lock_guard lock(s.mu);
-    if (auto it = s.map.find(key); it != s.map.end()) __builtin_prefetch(it->second->data + offset);
+    if (const std::uint32_t* at = s.map.find(key)) __builtin_prefetch(s.entries[*at].data + offset);
   }
 
   // Several offsets of one block under one lock (batches).
@@ -90,16 +92,14 @@ class BlockCache {
     Shard& s = shard(key);
     {
       std::lock_guard lock(s.mu);
-      if (auto it = s.map.find(key); it != s.map.end()) {
-        s.lru.splice(s.lru.begin(), s.lru, it->second);
-        s.hits.fetch_add(offsets.size(), std::memory_order_relaxed);
-        for (std::size_t i = 0; i < offsets.size(); ++i)
-          *out[i] = success(it->second->data[offsets[i]]);
+      if (Entry* e = s.hit(key)) {
+        s.hits += offsets.size();
+        for (std::size_t i = 0; i < offsets.size(); ++i) *out[i] = success(e->data[offsets[i]]);
         return;
       }
+      ++s.misses;
+      s.hits += offsets.size() - 1;
     }
-    s.misses.fetch_add(1, std::memory_order_relaxed);
-    s.hits.fetch_add(offsets.size() - 1, std::memory_order_relaxed);
     std::vector<std::uint8_t> block;
     if (Status st = load(block); st != Status::ok) {
       const std::string msg = last_error_;
@@ -112,24 +112,38 @@ class BlockCache {
 
   void set_error(std::string msg) { last_error_ = std::move(msg); }
   CacheStats stats() const;
+  // The shard of a block key (public for tests that fill one shard).
+  static std::size_t shard_of(std::uint64_t key) {
+    return (key * 0x9E3779B97F4A7C15ull) >> 58;  // top 6 bits: 64 shards
+  }
 
  private:
   struct Entry {
     std::uint64_t key;
     std::uint8_t* data;  // size bytes from arena_
     std::size_t size;
+    bool referenced;  // read since the clock hand last passed it
   };
+  // Everything under mu.
   struct Shard {
     mutable std::mutex mu;
-    std::list<Entry> lru;  // most recent first
-    std::unordered_map<std::uint64_t, std::list<Entry>::iterator> map;
+    std::vector<Entry> entries;        // the clock's ring; data == nullptr: a hole
+    std::vector<std::uint32_t> holes;  // places in entries free for the next blocks
+    FlatMap64<std::uint32_t> map;      // key -> its place in entries
+    std::size_t hand = 0;              // the next entry the clock looks at
     std::size_t bytes = 0;
-    std::atomic<std::uint64_t> hits{0}, misses{0};
+    std::uint64_t hits = 0, misses = 0;
+    // The entry of key, marked as read; null if absent.
+    Entry* hit(std::uint64_t key) {
+      const std::uint32_t* at = map.find(key);
+      if (!at) return nullptr;
+      Entry& e = entries[*at];
+      e.referenced = true;
+      return &e;
+    }
   };
 
-  Shard& shard(std::uint64_t key) {
-    return shards_[(key * 0x9E3779B97F4A7C15ull) >> 58];  // top 6 bits: 64 shards
-  }
+  Shard& shard(std::uint64_t key) { return shards_[shard_of(key)]; }
   void insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> block);
 
   std::size_t per_shard_;
