@@ -128,7 +128,7 @@ Tables::Tables(std::span<const std::string> segments) {
       if (is_dtm) {
         dtm.emplace_back(base, static_cast<int>(i));
       } else {
-        by_key_[key_code(k->material, k->profile)] = static_cast<int>(i);
+        by_key_.assign(key_code(k->material, k->profile), static_cast<int>(i));
         largest_ = std::max(largest_, k->material.pieces());
         if (materials.insert(k->material.name()).second) held_.push_back(k->material);
       }
@@ -137,14 +137,20 @@ Tables::Tables(std::span<const std::string> segments) {
   }
   for (const auto& [base, slot] : dtm) {
     auto k = parse_table_key(base);
-    if (auto it = by_key_.find(key_code(k->material, k->profile)); it != by_key_.end())
-      slots_[static_cast<std::size_t>(it->second)]->dtm_slot = slot;
+    if (const int* dtz = by_key_.find(key_code(k->material, k->profile)))
+      slots_[static_cast<std::size_t>(*dtz)]->dtm_slot = slot;
   }
 }
 
 const Indexer& Tables::indexer(int slot) const {
   Slot& s = *slots_[static_cast<std::size_t>(slot)];
-  std::call_once(s.once, [&] { s.indexer = std::make_unique<Indexer>(s.key); });
+  // Every probe asks: once built, one acquire load (std::call_once's own fast path is a library
+  // call that writes thread-locals first).
+  if (const Indexer* ix = s.ready.load(std::memory_order_acquire)) return *ix;
+  std::call_once(s.once, [&] {
+    s.indexer = std::make_unique<Indexer>(s.key);
+    s.ready.store(s.indexer.get(), std::memory_order_release);
+  });
   return *s.indexer;
 }
 
@@ -191,8 +197,8 @@ probe::Value Tables::locate(PieceSets sets, Color side, Where* w) const {
   for (int c = 0; c < 2; ++c)
     for (Bitboard p = sets[code(pawn, Color(c))]; p; p &= p - 1)
       key = key << 3 | static_cast<std::uint64_t>(rank_of(std::countr_zero(p)));
-  const auto it = by_key_.find(key);
-  if (it == by_key_.end()) {
+  const int* const found = by_key_.find(key);
+  if (!found) {
     if (m.pieces() > kMaxPieces)
       return failure(probe::Status::not_found,
                      fmt::format("{} has {} pieces; chess tables hold at most {}", m.name(),
@@ -208,7 +214,7 @@ probe::Value Tables::locate(PieceSets sets, Color side, Where* w) const {
                     "chess --endgame {}`",
                     m.name(), segment == m.name() ? "" : " (segment " + segment + ")", m.name()));
   }
-  const Indexer& ix = indexer(it->second);
+  const Indexer& ix = indexer(*found);
   // The squares in the segment's slot order: each slot takes the lowest matching piece left.
   std::uint8_t sq[kMaxPieces];
   Bitboard used = 0;
@@ -219,8 +225,8 @@ probe::Value Tables::locate(PieceSets sets, Color side, Where* w) const {
     sq[i] = static_cast<std::uint8_t>(std::countr_zero(cand));
     used |= cand & -cand;
   }
-  w->dtz_slot = it->second;
-  w->dtm_slot = slots_[static_cast<std::size_t>(it->second)]->dtm_slot;
+  w->dtz_slot = *found;
+  w->dtm_slot = slots_[static_cast<std::size_t>(*found)]->dtm_slot;
   w->index = (side == black ? ix.size() : 0) + ix.rank(sq);
   return success(0);
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <memory>
 #include <mutex>
@@ -15,7 +16,6 @@
 #include <span>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "retra/probe.hpp"
@@ -23,6 +23,7 @@
 #include "src/games/chess/index.hpp"
 #include "src/games/chess/values.hpp"
 #include "src/probe/locator.hpp"
+#include "src/util/flat_map.hpp"
 
 namespace retra::chess {
 
@@ -49,11 +50,12 @@ class Tables {
     TableKey key;
     std::once_flag once;
     std::unique_ptr<Indexer> indexer;
+    std::atomic<const Indexer*> ready{nullptr};  // indexer, once built
     int dtm_slot = -1;
   };
   const Indexer& indexer(int slot) const;
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::unordered_map<std::uint64_t, int> by_key_;  // segment key -> its dtz slot
+  FlatMap64<int> by_key_;  // segment key -> its dtz slot
   int largest_ = -1;
   std::vector<Material> held_;
 };
@@ -377,6 +379,41 @@ void for_each_zeroing_move(const chess::Tables::PieceSets& s, Color us, bool cap
 
 }  // namespace detail
 
+// zeroing_best in steps, for a caller with reads to overlap: collect() generates the zeroing
+// moves (the captures alone, with captures_only) and locates their children, ordered by gain;
+// prefetch() asks the reader for their entries; search() reads them within (alpha, beta),
+// prefetching them first where there are several and nobody has yet. At most 7 pieces: fewer
+// than 128 zeroing moves.
+struct ZeroingChildren {
+  void collect(const Tables& t, const Tables::PieceSets& s, Color side, bool captures_only);
+  template <class Read>
+  void prefetch(Read& read) {
+    if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
+      for (int i = 0; i < n; ++i)
+        if (const Kid& k = kids[static_cast<std::size_t>(i)]; !k.board && !k.kings_only)
+          read.prefetch(k.slot, k.index);
+    }
+    prefetched = true;
+  }
+  template <class Read>
+  probe::Value search(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
+                      int alpha, int beta);
+
+  // A child that may have an en-passant right, or whose locate fails, goes through evaluate()
+  // (board: true), which gives the right's value, or the error. No initializers: written by
+  // collect() before they are read.
+  struct Kid {
+    detail::ZeroingMove m;
+    bool board, kings_only;
+    std::uint8_t gain;  // what the move wins: the captured piece, then the promotion's
+    int slot;
+    std::uint64_t index;
+  };
+  std::array<Kid, 128> kids;
+  int n = 0;
+  bool prefetched = false;
+};
+
 template <class Read>
 probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side, const Tables::Where& w,
                     Read&& read, int alpha, int beta) {
@@ -392,54 +429,25 @@ probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side, con
 template <class Read>
 probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
                           int alpha, int beta, bool captures_only) {
+  if (alpha >= beta) {
+    probe::Value best;
+    best.value = alpha;
+    return best;
+  }
+  ZeroingChildren kids;
+  kids.collect(t, s, side, captures_only);
+  return kids.search(t, s, side, read, alpha, beta);
+}
+
+template <class Read>
+probe::Value ZeroingChildren::search(const Tables& t, const Tables::PieceSets& s, Color side,
+                                     Read&& read, int alpha, int beta) {
   probe::Value best;
   best.value = alpha;
   if (alpha >= beta) return best;
   const Color them = opposite(side);
-  // Every child located (and, where there are several, its entry prefetched) before any is
-  // read, so that the reads' cache misses overlap. A child that may have an en-passant right, or
-  // whose locate fails, goes through evaluate() (which gives the right's value, or the error).
-  // At most 7 pieces: fewer than 128 zeroing moves.
-  struct Kid {
-    detail::ZeroingMove m;
-    bool board, kings_only;
-    std::uint8_t gain;  // what the move wins: the captured piece, then the promotion's
-    int slot;
-    std::uint64_t index;
-  };
-  std::array<Kid, 128> kids;
-  int n = 0;
-  detail::for_each_zeroing_move(
-      s, side, captures_only, [&](const detail::ZeroingMove& m, const Tables::PieceSets& c) {
-        Kid& k = kids[static_cast<std::size_t>(n++)];
-        k.m = m;
-        Tables::Where cw;
-        k.board = (m.ep >= 0 && normalized(detail::board_of(c, them, m.ep)).ep >= 0) ||
-                  !t.locate(c, them, &cw);
-        k.kings_only = cw.kings_only;
-        k.slot = cw.dtz_slot;
-        k.index = cw.index;
-        // Types run from queen (1) to pawn (5): a lower type is the greater gain.
-        int victim = kTypes;
-        for (int v = queen; v < kTypes; ++v)
-          if (s[code(PieceType(v), them)] & bit(m.to)) victim = v;
-        k.gain = static_cast<std::uint8_t>((kTypes - victim) * 8 +
-                                           (m.placed != m.moved ? kTypes - m.placed : 0));
-      });
-  // The greatest gains first (the most valuable victim, then the best promotion): the moves
-  // most likely to reach beta, which ends the search.
-  for (int i = 1; i < n; ++i)
-    for (int j = i; j > 0 && kids[static_cast<std::size_t>(j)].gain >
-                                 kids[static_cast<std::size_t>(j - 1)].gain;
-         --j)
-      std::swap(kids[static_cast<std::size_t>(j)], kids[static_cast<std::size_t>(j - 1)]);
   // A prefetch costs a cache lookup of its own: worth it only where reads can overlap.
-  if constexpr (requires { read.prefetch(0, std::uint64_t{0}); }) {
-    if (n > 1)
-      for (int i = 0; i < n; ++i)
-        if (const Kid& k = kids[static_cast<std::size_t>(i)]; !k.board && !k.kings_only)
-          read.prefetch(k.slot, k.index);
-  }
+  if (n > 1 && !prefetched) prefetch(read);
   for (int i = 0; i < n; ++i) {
     const Kid& k = kids[static_cast<std::size_t>(i)];
     const Tables::PieceSets c = detail::after(s, side, k.m);
@@ -468,6 +476,36 @@ probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color sid
     }
   }
   return best;
+}
+
+inline void ZeroingChildren::collect(const Tables& t, const Tables::PieceSets& s, Color side,
+                                     bool captures_only) {
+  const Color them = opposite(side);
+  n = 0;
+  detail::for_each_zeroing_move(
+      s, side, captures_only, [&](const detail::ZeroingMove& m, const Tables::PieceSets& c) {
+        Kid& k = kids[static_cast<std::size_t>(n++)];
+        k.m = m;
+        Tables::Where cw;
+        k.board = (m.ep >= 0 && normalized(detail::board_of(c, them, m.ep)).ep >= 0) ||
+                  !t.locate(c, them, &cw);
+        k.kings_only = cw.kings_only;
+        k.slot = cw.dtz_slot;
+        k.index = cw.index;
+        // Types run from queen (1) to pawn (5): a lower type is the greater gain.
+        int victim = kTypes;
+        for (int v = queen; v < kTypes; ++v)
+          if (s[code(PieceType(v), them)] & bit(m.to)) victim = v;
+        k.gain = static_cast<std::uint8_t>((kTypes - victim) * 8 +
+                                           (m.placed != m.moved ? kTypes - m.placed : 0));
+      });
+  // The greatest gains first (the most valuable victim, then the best promotion): the moves
+  // most likely to reach beta, which ends the search.
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && kids[static_cast<std::size_t>(j)].gain >
+                                 kids[static_cast<std::size_t>(j - 1)].gain;
+         --j)
+      std::swap(kids[static_cast<std::size_t>(j)], kids[static_cast<std::size_t>(j - 1)]);
 }
 
 // A move's values from the mover's view, from the values of the position it leads to.
