@@ -17,14 +17,9 @@ cd "$(dirname "$0")/.."
 retra="${RETRA:-build/release/retra}"
 [ -x "$retra" ] || scripts/build.sh release >/dev/null
 threads="${THREADS:-$(nproc)}"
-if [ -n "${DB:-}" ]; then
-  dir="$DB"
-else
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/retra-chess-bench-XXXXXX")"
-  trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir"
-echo "machine: $(nproc) hardware threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); threads $threads"
+. bench/common.sh
+bench_dir chess-bench
+echo "machine: $(machine); threads $threads"
 
 # timed LABEL CMD...: runs CMD, prints nothing, leaves wall seconds and peak RSS in $wall, $rss
 # and the command's stdout in $dir/last.json.

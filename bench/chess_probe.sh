@@ -15,16 +15,11 @@ retra="${RETRA:-build/release/retra}"
 probe="${PROBE:-build/release/bench/chess_probe_tables}"
 [ -x "$retra" ] && [ -x "$probe" ] || scripts/build.sh release >/dev/null
 threads="${THREADS:-$(nproc)}"
-if [ -n "${DB:-}" ]; then
-  dir="$DB"
-else
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/retra-chess-probe-XXXXXX")"
-  trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir"
+. bench/common.sh
+bench_dir chess-probe
 [ $# -gt 0 ] || set -- KQPvKQ
 tables=$(IFS=,; echo "$*")
-echo "machine: $(nproc) hardware threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "machine: $(machine)"
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 
 # Each form is made once from the one before (a form already in DB is kept).

@@ -1,6 +1,6 @@
 // The probing library's C++ API: open a database directory, probe positions of its game by value,
 // one at a time or in batches, from any number of threads. Segments are opened on first use and
-// memory-mapped; decompressed blocks live in one LRU cache per Prober whose size the caller sets.
+// memory-mapped; decompressed blocks live in one cache per Prober whose size the caller sets.
 // probe() takes a position of any game as text (the notation `retra probe` takes); the typed
 // entry points below it skip the parsing for engines that hold a board already.
 // This header needs nothing but the standard library (link retra::retra, see docs/PROBING.md).
@@ -50,7 +50,7 @@ struct Coverage {
 };
 
 struct Options {
-  std::size_t cache_bytes = std::size_t{64} << 20;  // decompressed blocks kept (LRU), all segments
+  std::size_t cache_bytes = std::size_t{64} << 20;  // decompressed blocks kept, all segments
 };
 
 // Chess by bitboards, as engines hold a position (Fathom's convention): bit k of each mask is
