@@ -137,7 +137,8 @@ void BlockCache::insert(Shard& s, std::uint64_t key, std::vector<std::uint8_t> b
     e.data = nullptr;
     s.holes.push_back(static_cast<std::uint32_t>(s.hand - 1));
   }
-  // Into the last victim's place, just behind the hand: a whole turn before it is looked at.
+  // Into the latest hole: where this insert evicted, the last victim's place, just behind the
+  // hand, so a whole turn passes before the hand looks at the new block.
   std::uint32_t at;
   if (!s.holes.empty()) {
     at = s.holes.back();
