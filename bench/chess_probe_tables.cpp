@@ -4,7 +4,6 @@
 // which tells a don't-care table's capture search from the table's own reads. A plain program,
 // not a Google Benchmark: it needs a built database (bench/chess_probe.sh builds one).
 // Usage: chess_probe_tables DB MATERIAL [positions=65536] [passes=30] [rounds=3] [seed=1]
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

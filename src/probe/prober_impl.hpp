@@ -54,7 +54,7 @@ Value wrong_game(std::string_view asked, std::string_view held);
 // and std::unordered_map divided and chased a pointer (docs/PROBING.md has the measurements).
 class BlockCache {
  public:
-  static constexpr std::size_t kShards = 64;
+  static constexpr std::size_t kShards = 64;  // shard_of's 6 bits
   explicit BlockCache(std::size_t bytes) : per_shard_(bytes / kShards) {}
 
   // Reads the byte at `offset` of block `key`, loading the block with `load` on a miss.
@@ -113,9 +113,7 @@ class BlockCache {
   void set_error(std::string msg) { last_error_ = std::move(msg); }
   CacheStats stats() const;
   // The shard of a block key (public for tests that fill one shard).
-  static std::size_t shard_of(std::uint64_t key) {
-    return (key * 0x9E3779B97F4A7C15ull) >> 58;  // top 6 bits: 64 shards
-  }
+  static std::size_t shard_of(std::uint64_t key) { return fibonacci_hash(key, 6); }
 
  private:
   struct Entry {

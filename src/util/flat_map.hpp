@@ -12,6 +12,12 @@
 
 namespace retra {
 
+// The top `bits` bits of key times 2^64 / phi (Fibonacci hashing): spreads keys that differ in
+// any bits, low ones included, over 2^bits buckets. 1 <= bits <= 63.
+constexpr std::size_t fibonacci_hash(std::uint64_t key, int bits) noexcept {
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
 template <class V>
 class FlatMap64 {
  public:
@@ -80,15 +86,13 @@ class FlatMap64 {
   static std::size_t capacity_for(std::size_t n) {
     return std::bit_ceil(std::max<std::size_t>(16, 2 * n));
   }
-  std::size_t home(std::uint64_t key) const noexcept {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
-  }
+  std::size_t home(std::uint64_t key) const noexcept { return fibonacci_hash(key, bits_); }
   void rehash(std::size_t capacity) {
     assert(std::has_single_bit(capacity));
     std::vector<Slot> old(capacity);
     old.swap(slots_);
     mask_ = capacity - 1;
-    shift_ = 64 - std::countr_zero(capacity);
+    bits_ = std::countr_zero(capacity);
     size_ = 0;
     for (const Slot& s : old)
       if (s.used) insert(s.key, s.value);
@@ -96,7 +100,7 @@ class FlatMap64 {
 
   std::vector<Slot> slots_;
   std::size_t mask_ = 0, size_ = 0;
-  int shift_ = 64;
+  int bits_ = 0;  // log2 of the capacity
 };
 
 }  // namespace retra

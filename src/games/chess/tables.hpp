@@ -429,13 +429,8 @@ probe::Value wdl_at(const Tables& t, const Tables::PieceSets& s, Color side, con
 template <class Read>
 probe::Value zeroing_best(const Tables& t, const Tables::PieceSets& s, Color side, Read&& read,
                           int alpha, int beta, bool captures_only) {
-  if (alpha >= beta) {
-    probe::Value best;
-    best.value = alpha;
-    return best;
-  }
-  ZeroingChildren kids;
-  kids.collect(t, s, side, captures_only);
+  ZeroingChildren kids;  // none collected where the window is empty: search() gives alpha
+  if (alpha < beta) kids.collect(t, s, side, captures_only);
   return kids.search(t, s, side, read, alpha, beta);
 }
 
