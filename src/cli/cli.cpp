@@ -1,6 +1,7 @@
 // Exit codes, error output, the progress bar and helpers for the CLI. Thread safety: see cli.hpp.
 #include "cli.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -109,8 +110,13 @@ void ProgressBar::draw(bool) {
   const int filled = static_cast<int>(frac * width);
   std::string bar = std::string(static_cast<std::size_t>(filled), '#') +
                     std::string(static_cast<std::size_t>(width - filled), '.');
-  const std::string line = fmt::format("[{}] {:5.1f}%  {}  {:.1f} s", bar, frac * 100, s.label,
-                                       now_seconds() - phase_start_);
+  std::string line = fmt::format("[{}] {:5.1f}%  {}  {:.1f} s", bar, frac * 100, s.label,
+                                 now_seconds() - phase_start_);
+  if (const std::string job = job_estimate(s); !job.empty()) line += "  |  " + job;
+  // A line wider than the terminal wraps, and "\r" then redraws only its last part.
+  winsize ws{};
+  if (::ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && line.size() >= ws.ws_col)
+    line.resize(ws.ws_col - 1u);
   std::lock_guard lock(out_mu_);
   std::cerr << "\r" << line;
   if (line.size() < last_width_) std::cerr << std::string(last_width_ - line.size(), ' ');
