@@ -74,6 +74,11 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     todo = std::move(sorted);
   }
 
+  if (opt.progress) {  // the entries to rewrite: the bar's estimate of the time left
+    std::uint64_t entries = 0;
+    for (const auto& rec : todo) entries += rec.entries;
+    opt.progress->job(entries);
+  }
   std::vector<RecompressedSegment> out;
   for (const auto& rec : todo) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -180,6 +185,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     r.class_half_after = std::string(format::class_half_name(half));
     r.rule_entries = written->rule_entries;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.progress) opt.progress->job_advance(r.entries);
     out.push_back(std::move(r));
   }
   return out;

@@ -1,12 +1,15 @@
 // Progress (src/progress.hpp): the whole job's count beside the phases, the estimate of the time
-// left that the CLI's bar prints from it, and a build's count of the positions it builds.
+// left that the CLI's bar prints from it, and the counts of build, verify and recompress.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 
 #include "awari_util.hpp"
+#include "src/database.hpp"
 #include "src/progress.hpp"
+#include "src/recompress.hpp"
+#include "src/verify/verify.hpp"
 
 namespace retra {
 namespace {
@@ -87,6 +90,40 @@ TEST(Progress, ABuildCountsThePositionsOfWhatItBuilds) {
   EXPECT_EQ(s.job_total, built);
   EXPECT_EQ(s.job_done, built);
   EXPECT_EQ(job_estimate(s), "all 100.0%");
+}
+
+// verify and recompress count the positions of the segments they check or rewrite.
+TEST(Progress, VerifyAndRecompressCountTheirSegmentsPositions) {
+  test::TempDir dir;
+  BuildRequest req = test::awari_request(6, dir.path());
+  auto built = build(req);
+  ASSERT_TRUE(built) << built.error().message();
+  std::uint64_t all = 0, five_and_six = 0;
+  for (const auto& seg : *built) {
+    all += seg.entries;
+    if (seg.name == "5" || seg.name == "6") five_and_six += seg.entries;
+  }
+  ASSERT_GT(five_and_six, 0u);
+  {
+    auto db = Database::open(dir.path());
+    ASSERT_TRUE(db);
+    Progress p;
+    VerifyOptions opt;
+    opt.progress = &p;
+    auto rep = verify(**db, opt);
+    ASSERT_TRUE(rep && rep->ok);
+    EXPECT_EQ(p.snapshot().job_total, all);
+    EXPECT_EQ(p.snapshot().job_done, all);
+  }
+  Progress p;
+  RecompressOptions opt;
+  opt.progress = &p;
+  opt.zstd_level = 3;
+  opt.segments = {"5", "6"};
+  auto r = recompress(dir.path(), opt);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(p.snapshot().job_total, five_and_six);
+  EXPECT_EQ(p.snapshot().job_done, five_and_six);
 }
 
 }  // namespace

@@ -232,6 +232,12 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     return {};
   };
 
+  if (opt.progress) {  // the positions to check: the bar's estimate of the time left
+    std::uint64_t positions = 0;
+    for (Seg s : sel->order)
+      if (checked[id(s)]) positions += g.segment_size(s);
+    opt.progress->job(positions);
+  }
   for (Seg s : sel->order) {
     if (!checked[id(s)]) continue;
     const auto t0 = Clock::now();
@@ -457,6 +463,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     }
     rep.segments.push_back(
         {sname, size, std::chrono::duration<double>(Clock::now() - t0).count(), check});
+    if (opt.progress) opt.progress->job_advance(size);
     auto release = [&](const Seg& x) {
       loaded[id(x)] = {};
       readers[id(x)] = nullptr;
