@@ -83,7 +83,9 @@ class Progress {
 
 // A duration for people: "45 s", "27 min 03 s", "2 h 31 min".
 inline std::string format_duration(double seconds) {
-  const auto s = static_cast<std::uint64_t>(seconds < 0 ? 0 : seconds + 0.5);
+  // Negative and NaN read as 0, and the cast stays defined for any input (1e12 s: 31,700 years).
+  const double clamped = seconds > 0 ? std::min(seconds, 1e12) : 0.0;
+  const auto s = static_cast<std::uint64_t>(clamped + 0.5);
   if (s < 60) return fmt::format("{} s", s);
   if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
   return fmt::format("{} h {:02} min", s / 3600, s % 3600 / 60);

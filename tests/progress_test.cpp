@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "awari_util.hpp"
@@ -24,6 +25,8 @@ TEST(Progress, DurationsReadAsPeopleSayThem) {
   EXPECT_EQ(format_duration(3599.4), "59 min 59 s");
   EXPECT_EQ(format_duration(3600), "1 h 00 min");
   EXPECT_EQ(format_duration(2 * 3600 + 31 * 60 + 59), "2 h 31 min");
+  EXPECT_EQ(format_duration(std::numeric_limits<double>::quiet_NaN()), "0 s");
+  EXPECT_EQ(format_duration(std::numeric_limits<double>::infinity()), "277777777 h 46 min");
 }
 
 TEST(Progress, TheEstimateAssumesThePaceSoFar) {
