@@ -112,5 +112,11 @@ inline void progress_phase(Progress* p, std::string label, std::uint64_t total) 
 inline void progress_advance(Progress* p, std::uint64_t n) noexcept {
   if (p) p->advance(n);
 }
+inline void progress_job(Progress* p, std::uint64_t total) {
+  if (p) p->job(total);
+}
+inline void progress_job_advance(Progress* p, std::uint64_t n) noexcept {
+  if (p) p->job_advance(n);
+}
 
 }  // namespace retra

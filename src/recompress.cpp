@@ -74,11 +74,9 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     todo = std::move(sorted);
   }
 
-  if (opt.progress) {  // the entries to rewrite: the bar's estimate of the time left
-    std::uint64_t entries = 0;
-    for (const auto& rec : todo) entries += rec.entries;
-    opt.progress->job(entries);
-  }
+  std::uint64_t entries = 0;  // to rewrite: the bar's estimate of the time left counts them
+  for (const auto& rec : todo) entries += rec.entries;
+  progress_job(opt.progress, entries);
   std::vector<RecompressedSegment> out;
   for (const auto& rec : todo) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -185,7 +183,7 @@ Result<std::vector<RecompressedSegment>> recompress(const fs::path& dir,
     r.class_half_after = std::string(format::class_half_name(half));
     r.rule_entries = written->rule_entries;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (opt.progress) opt.progress->job_advance(r.entries);
+    progress_job_advance(opt.progress, r.entries);
     out.push_back(std::move(r));
   }
   return out;

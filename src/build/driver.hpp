@@ -260,14 +260,12 @@ class Driver {
   // same order on every rank, each over all of them.
   Result<std::vector<SegmentReport>> build_all() {
     const G& g = *sel_.game;
-    if (req_.progress) {
-      // The positions of every segment to build: what the bar's estimate of the time left
-      // counts, one segment's worth as each one finishes.
-      std::uint64_t positions = 0;
-      for (int s : order_)
-        if (todo_[s]) positions += g.segment_size(Seg(s));
-      req_.progress->job(positions);
-    }
+    // The positions of every segment to build: what the bar's estimate of the time left
+    // counts, one segment's worth as each one finishes.
+    std::uint64_t positions = 0;
+    for (int s : order_)
+      if (todo_[s]) positions += g.segment_size(Seg(s));
+    progress_job(req_.progress, positions);
     // Checkpoints of segments finished since (killed between the commit and their removal);
     // every rank of a cluster build removes its own.
     for (int s : order_)
@@ -831,7 +829,7 @@ class Driver {
       RETRA_TRY(db_->commit_segment(std::move(rec), &D::segment_less));
     }
     remove_checkpoints(s);  // after the commit: until then a kill resumes from them
-    if (req_.progress) req_.progress->job_advance(r.entries);
+    progress_job_advance(req_.progress, r.entries);
     report(std::move(r));
     return {};
   }

@@ -232,12 +232,10 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     return {};
   };
 
-  if (opt.progress) {  // the positions to check: the bar's estimate of the time left
-    std::uint64_t positions = 0;
-    for (Seg s : sel->order)
-      if (checked[id(s)]) positions += g.segment_size(s);
-    opt.progress->job(positions);
-  }
+  std::uint64_t positions = 0;  // to check: the bar's estimate of the time left counts them
+  for (Seg s : sel->order)
+    if (checked[id(s)]) positions += g.segment_size(s);
+  progress_job(opt.progress, positions);
   for (Seg s : sel->order) {
     if (!checked[id(s)]) continue;
     const auto t0 = Clock::now();
@@ -463,7 +461,7 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     }
     rep.segments.push_back(
         {sname, size, std::chrono::duration<double>(Clock::now() - t0).count(), check});
-    if (opt.progress) opt.progress->job_advance(size);
+    progress_job_advance(opt.progress, size);
     auto release = [&](const Seg& x) {
       loaded[id(x)] = {};
       readers[id(x)] = nullptr;
