@@ -1,5 +1,7 @@
 // Block decode speed of the segment format: checksum + zstd decompression of one 64 Ki-entry
-// block of realistic Awari values, and cached point probes.
+// block of realistic Awari values, and cached point probes; and the permutation from a stored
+// entry order back to index order that read_all applies to a whole segment, by tiles and by a
+// walk in index order (what read_all did before tiles), on one KRPvKR pawn segment's shape.
 #include <benchmark/benchmark.h>
 
 #include <unistd.h>
@@ -7,6 +9,7 @@
 #include <filesystem>
 #include <random>
 
+#include "src/format/entry_order.hpp"
 #include "src/format/segment.hpp"
 
 namespace {
@@ -59,5 +62,70 @@ void BM_CachedProbe(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
 }
 BENCHMARK(BM_CachedProbe);
+
+// Two orders from the manifest of a KQRvKR and KRPvKR build (entry_order), too large for any
+// cache: 0, a KRPvKR pawn segment's (2x4x63x62x61x60 stored 0,1,2,4,5,3: 114 M entries), where
+// a walk in index order finds the stored bytes of consecutive runs in L2; 1, KRBvKR's
+// (2x462x62x61x60 stored 3,0,4,2,1: 210 M entries), whose fastest stored digit is the king
+// pair, so that a walk comes back to a cache line only after 14 MiB of others.
+struct Permutation {
+  EntryOrder order;
+  std::vector<std::uint8_t> stored, index;
+  explicit Permutation(int shape) {
+    const std::vector<std::uint64_t> radices =
+        shape == 0 ? std::vector<std::uint64_t>{2, 4, 63, 62, 61, 60}
+                   : std::vector<std::uint64_t>{2, 462, 62, 61, 60};
+    std::uint64_t n = 1;
+    for (auto r : radices) n *= r;
+    order = EntryOrder::make(radices,
+                             shape == 0 ? std::vector<std::uint8_t>{0, 1, 2, 4, 5, 3}
+                                        : std::vector<std::uint8_t>{3, 0, 4, 2, 1},
+                             n)
+                .value();
+    stored.resize(n);
+    index.resize(n);
+    for (std::uint64_t i = 0; i < n; ++i) stored[i] = static_cast<std::uint8_t>(i % 7);
+  }
+};
+Permutation& permutation(std::int64_t shape) {
+  static std::unique_ptr<Permutation> p;
+  static std::int64_t made = -1;
+  if (made != shape) {
+    p.reset();
+    p = std::make_unique<Permutation>(static_cast<int>(shape));
+    made = shape;
+  }
+  return *p;
+}
+
+void BM_PermuteToIndexByTiles(benchmark::State& st) {
+  auto& p = permutation(st.range(0));
+  const EntryOrder::Tiles tiles(p.order);
+  if (!tiles.usable()) std::abort();
+  for (auto _ : st) {
+    tiles.to_index(p.stored.data(), p.index.data(), 0, tiles.count());
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * p.index.size()));
+}
+BENCHMARK(BM_PermuteToIndexByTiles)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_PermuteToIndexByWalk(benchmark::State& st) {
+  auto& p = permutation(st.range(0));
+  for (auto _ : st) {
+    EntryOrder::Walk w(p.order, 0, /*by_index=*/true);
+    const std::uint64_t n = p.index.size();
+    for (std::uint64_t i = 0; i < n;) {
+      const std::uint64_t run = std::min(w.run(), n - i), s = w.stride();
+      const std::uint8_t* const src = p.stored.data() + w.other();
+      for (std::uint64_t k = 0; k < run; ++k) p.index[i + k] = src[k * s];
+      i += run;
+      w.skip(run);
+    }
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * p.index.size()));
+}
+BENCHMARK(BM_PermuteToIndexByWalk)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

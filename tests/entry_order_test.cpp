@@ -105,6 +105,47 @@ TEST(EntryOrder, PositionsAreABijectionAndTheWalksAgree) {
   EXPECT_EQ(entry_order_text(EntryOrder()), "index");
 }
 
+// Tiles (read_all's permutation) move every entry to where position() and index() say, in any
+// split of the tiles, for every stored order; they decline the orders a walk copies as well.
+TEST(EntryOrder, TilesPermuteLikeThePositionMap) {
+  const std::vector<std::uint64_t> radices{9, 1, 3, 10, 8};
+  const std::uint64_t n = 9 * 3 * 10 * 8;
+  std::vector<std::uint8_t> by_index(n), by_stored(n);
+  for (std::uint64_t i = 0; i < n; ++i) by_index[i] = static_cast<std::uint8_t>(i * 7 + i / 251);
+  std::vector<std::uint8_t> perm{0, 1, 2, 3, 4};
+  int tiled = 0;
+  do {
+    const EntryOrder o = order(radices, perm);
+    for (std::uint64_t i = 0; i < n; ++i) by_stored[o.position(i)] = by_index[i];
+    const EntryOrder::Tiles tiles(o);
+    // The fastest digit with radix > 1 on each side: tiles only where they differ (both >= 8).
+    const std::uint8_t s = perm.back() == 4 ? 4 : perm.back() == 1 ? perm[3] : perm.back();
+    const bool expect = !o.identity() && s != 4 && radices[s] >= EntryOrder::Tiles::kMinRadix;
+    ASSERT_EQ(tiles.usable(), expect) << o.describe();
+    if (!tiles.usable()) continue;
+    ++tiled;
+    ASSERT_EQ(tiles.count() * tiles.entries_per_tile(), n);
+    for (std::uint64_t cut : {std::uint64_t{1}, tiles.count() / 3, tiles.count() - 1}) {
+      std::vector<std::uint8_t> back(n, 0xEE), there(n, 0xEE);
+      tiles.to_index(by_stored.data(), back.data(), 0, cut);
+      tiles.to_index(by_stored.data(), back.data(), cut, tiles.count());
+      ASSERT_EQ(back, by_index) << o.describe() << " cut " << cut;
+      tiles.to_stored(by_index.data(), there.data(), cut, tiles.count());
+      tiles.to_stored(by_index.data(), there.data(), 0, cut);
+      ASSERT_EQ(there, by_stored) << o.describe() << " cut " << cut;
+    }
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  EXPECT_GT(tiled, 20);
+  // Tiles pay where a walk in index order comes back to a stored line after more than
+  // kWalkReuse entries: KRBvKR's order (the king pair stored fastest), not KQRvKR's.
+  const auto krb = EntryOrder::make({2, 462, 62, 61, 60}, {3, 0, 4, 2, 1}, 209674080);
+  const auto kqr = EntryOrder::make({2, 462, 62, 61, 60}, {2, 0, 4, 1, 3}, 209674080);
+  ASSERT_TRUE(krb && kqr);
+  EXPECT_TRUE(EntryOrder::Tiles(*krb).pays());
+  EXPECT_TRUE(EntryOrder::Tiles(*kqr).usable());
+  EXPECT_FALSE(EntryOrder::Tiles(*kqr).pays());
+}
+
 SegmentInfo info(std::uint64_t entries, std::uint32_t block) {
   return {"xiangqi", "fang", "test", "dtm-u8", "T", entries, 1, block};
 }
@@ -236,6 +277,32 @@ TEST(EntryOrderSegment, EveryStoredOrderRoundTripsWithBlocksAcrossDigitCycles) {
       }
     }
   } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+// read_all permutes by tiles where they pay (the slowest index digit stored fastest, 18,000
+// entries between a walk's visits to a line): every value back, the rules' entries restored,
+// with any number of threads.
+TEST(EntryOrderSegment, AnOrderThatTilesReadsBackWhole) {
+  test::TempDir dir;
+  const std::vector<std::uint64_t> radices{12, 20, 30, 30};
+  std::vector<std::uint8_t> data(12 * 20 * 30 * 30);
+  std::mt19937 rng(13);
+  for (auto& x : data) x = static_cast<std::uint8_t>(rng() % 9);
+  for (std::uint64_t i = 0; i < data.size(); i += 5) data[i] = static_cast<std::uint8_t>(i % 3);
+  auto rules = std::make_shared<FifthsRules>();
+  WriteOptions opt(3, 2, CodecChoice::zstd, rules.get());
+  opt.digits = radices;
+  opt.stored_order = {1, 2, 3, 0};
+  auto w = write_segment(dir / "t.rseg", info(data.size(), 5000), data, opt);
+  ASSERT_TRUE(w) << w.error().message();
+  auto r = SegmentReader::open(dir / "t.rseg", 16, rules);
+  ASSERT_TRUE(r) << r.error().message();
+  ASSERT_TRUE(EntryOrder::Tiles((*r)->order()).pays()) << (*r)->order().describe();
+  for (int threads : {1, 2, 3}) {
+    std::vector<std::uint8_t> all(data.size());
+    ASSERT_TRUE((*r)->read_all(all, threads));
+    ASSERT_EQ(all, data) << threads << " threads";
+  }
 }
 
 TEST(EntryOrderSegment, BadDigitsAndADamagedOrderSectionAreRefused) {

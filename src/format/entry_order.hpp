@@ -115,6 +115,55 @@ class EntryOrder {
     std::uint64_t other_ = 0;
   };
 
+  // A whole permutation cut into tiles, for loops that permute whole segments (read_all): one
+  // tile is every value of the index's fastest digit L and the stored order's fastest digit S
+  // for one value of all the other digits. Its entries form an rS x rL matrix that is a run of
+  // rL bytes per value of S in index order and a run of rS bytes per value of L in stored
+  // order, so a tile's copy reads and writes a few KiB of whole cache lines, where a walk in the
+  // order of one side reads the other a large stride apart: a byte per cache line, missed each
+  // time when the strided side outgrows the caches (docs/PERFORMANCE.md, "Segment encodings").
+  class Tiles {
+   public:
+    explicit Tiles(const EntryOrder& o);
+    // False when the two fastest digits are one (a walk copies runs already) or too small for
+    // tiles to pay (below kMinRadix, a tile is a few bytes): callers then walk.
+    bool usable() const noexcept { return usable_; }
+    // Whether tiles beat a walk in index order: true when such a walk comes back to a stored
+    // cache line only after more than kWalkReuse other entries (the product of the index
+    // digits faster than S), each on a line of its own, so that the line has left L2. Below
+    // that a walk copies faster, writing whole lines in order (bench_segment's BM_PermuteToIndex:
+    // a KRPvKR segment's order, 3,660 entries between visits, 1.08 G entries/s by the walk and
+    // 0.73 G by tiles; KRBvKR's, 226,920 apart, 0.086 G by the walk and 0.63 G by tiles).
+    bool pays() const noexcept { return usable_ && index_place_ > kWalkReuse; }
+    static constexpr std::uint64_t kWalkReuse = std::uint64_t{1} << 14;  // 1 MiB of lines
+    std::uint64_t count() const noexcept { return count_; }
+    std::uint64_t entries_per_tile() const noexcept { return r_index_ * r_stored_; }
+    // Copies the entries of tiles [t0, t1) from their stored positions in `stored` to their
+    // indices in `index` (or the converse); one byte per entry. Tiles are disjoint on both
+    // sides, so threads may copy disjoint ranges of tiles at once.
+    void to_index(const std::uint8_t* stored, std::uint8_t* index, std::uint64_t t0,
+                  std::uint64_t t1) const noexcept;
+    void to_stored(const std::uint8_t* index, std::uint8_t* stored, std::uint64_t t0,
+                   std::uint64_t t1) const noexcept;
+
+    static constexpr std::uint64_t kMinRadix = 8;
+
+   private:
+    template <bool ToIndex>
+    void copy(const std::uint8_t* from, std::uint8_t* to, std::uint64_t t0,
+              std::uint64_t t1) const noexcept;
+
+    bool usable_ = false;
+    std::uint64_t count_ = 0;
+    // L's radix and its stored place; S's radix and its index place.
+    std::uint64_t r_index_ = 1, stored_place_ = 1, r_stored_ = 1, index_place_ = 1;
+    // The other digits (radix > 1), the slowest first: radix, index place, stored place.
+    struct Digit {
+      std::uint64_t radix, index_place, stored_place;
+    };
+    std::vector<Digit> rest_;
+  };
+
   // "2x55x83 stored 1,0,2": the radices, then the stored order (for reports and the manifest).
   std::string describe() const;
 

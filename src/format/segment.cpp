@@ -1141,14 +1141,27 @@ Status SegmentReader::read_all(std::span<std::uint8_t> out, int threads, Exact e
   }
   if (bad != nblocks) return errors.front();
   if (!ordered) return {};
-  // Back to index order, then the rules, in chunks of 64 Ki entries.
+  // Back to index order, then the rules, in chunks of 64 Ki entries; a tile at a time where
+  // tiles pay (there, a walk in index order missed the cache on every stored byte: 8% of a
+  // whole KRPvKR build's time went to it, loading KRBvKR for its promotions).
   constexpr std::uint64_t kChunk = 1u << 16;
   const std::uint64_t n = out.size(), chunks = (n + kChunk - 1) / kChunk;
+  const EntryOrder::Tiles tiles(order_);
+  const bool by_tiles = tiles.pays();
+  if (by_tiles) {
+    const std::uint64_t per = std::max<std::uint64_t>(1, kChunk / tiles.entries_per_tile());
+    const std::uint64_t groups = (tiles.count() + per - 1) / per;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+    for (std::uint64_t g = 0; g < groups; ++g)
+      tiles.to_index(stored.data(), out.data(), g * per, std::min(tiles.count(), (g + 1) * per));
+  }
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (std::uint64_t c = 0; c < chunks; ++c) {
     const std::uint64_t first = c * kChunk, len = std::min(kChunk, n - first);
-    EntryOrder::Walk w(order_, first, /*by_index=*/true);
-    copy_walked(w, stored.data(), out.data() + first, len);
+    if (!by_tiles) {
+      EntryOrder::Walk w(order_, first, /*by_index=*/true);
+      copy_walked(w, stored.data(), out.data() + first, len);
+    }
     if (restore) restore_rule_entries(first, out.subspan(first, len));
   }
   return {};
