@@ -305,6 +305,43 @@ TEST(EntryOrderSegment, AnOrderThatTilesReadsBackWhole) {
   }
 }
 
+// The writer gathers the blocks of an order whose stored walk comes back to an index line only
+// after more than kWalkReuse entries from slabs it permutes by tiles (three slabs of 432,000
+// entries here, batches of 64 blocks that cut them anywhere): every value reads back, the
+// rules' entries restored, with one thread and with three.
+TEST(EntryOrderSegment, AnOrderWrittenBySlabsReadsBackWhole) {
+  test::TempDir dir;
+  const std::vector<std::uint64_t> radices{3, 20, 30, 30, 24};
+  std::vector<std::uint8_t> data(3 * 20 * 30 * 30 * 24);
+  std::mt19937 rng(17);
+  for (auto& x : data) x = static_cast<std::uint8_t>(rng() % 5);
+  for (std::uint64_t i = 0; i < data.size(); i += 5) data[i] = static_cast<std::uint8_t>(i % 3);
+  auto rules = std::make_shared<FifthsRules>();
+  for (int threads : {1, 3}) {
+    WriteOptions opt(1, threads, CodecChoice::zstd, rules.get());
+    opt.digits = radices;
+    opt.stored_order = {0, 4, 2, 3, 1};
+    auto w = write_segment(dir / "s.rseg", info(data.size(), 8192), data, opt);
+    ASSERT_TRUE(w) << w.error().message();
+    EXPECT_EQ(w->rule_entries, (data.size() + 4) / 5);
+    auto r = SegmentReader::open(dir / "s.rseg", 16, rules);
+    ASSERT_TRUE(r) << r.error().message();
+    const EntryOrder::Tiles tiles((*r)->order(), /*by_stored=*/true);
+    ASSERT_TRUE(tiles.pays_for_writing()) << (*r)->order().describe();
+    ASSERT_EQ(tiles.slab_entries(), 432000u);
+    std::vector<std::uint8_t> all(data.size());
+    ASSERT_TRUE((*r)->read_all(all, threads));
+    ASSERT_EQ(all, data) << threads << " threads";
+    for (const std::uint64_t b :
+         {std::uint64_t{0}, std::uint64_t{52}, std::uint64_t{53}, (*r)->info().blocks() - 1}) {
+      std::vector<std::uint8_t> block((*r)->raw_bytes(b));
+      ASSERT_TRUE((*r)->read_block(b, block));
+      for (std::size_t k = 0; k < block.size(); ++k)
+        ASSERT_EQ(block[k], data[(*r)->order().index(b * 8192 + k)]) << b << " " << k;
+    }
+  }
+}
+
 TEST(EntryOrderSegment, BadDigitsAndADamagedOrderSectionAreRefused) {
   test::TempDir dir;
   const auto data = digit_data();

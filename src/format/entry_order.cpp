@@ -80,7 +80,7 @@ EntryOrder::Walk::Walk(const EntryOrder& o, std::uint64_t start, bool by_index) 
   }
 }
 
-EntryOrder::Tiles::Tiles(const EntryOrder& o) {
+EntryOrder::Tiles::Tiles(const EntryOrder& o, bool by_stored) {
   const std::size_t k = o.radices_.size();
   // The fastest digit of each side that moves anything (radix 1 digits have no place).
   std::size_t l = k, s = k;
@@ -101,63 +101,13 @@ EntryOrder::Tiles::Tiles(const EntryOrder& o) {
   r_stored_ = o.radices_[s];
   index_place_ = o.index_place_[s];
   count_ = 1;
-  for (std::size_t j = 0; j < k; ++j) {
+  for (std::size_t t = 0; t < k; ++t) {
+    const std::size_t j = by_stored ? o.stored_[t] : t;
     if (j == l || j == s || o.radices_[j] == 1) continue;
     rest_.push_back({o.radices_[j], o.index_place_[j], o.stored_place_[j]});
     count_ *= o.radices_[j];
   }
   usable_ = true;
-}
-
-template <bool ToIndex>
-void EntryOrder::Tiles::copy(const std::uint8_t* from, std::uint8_t* to, std::uint64_t t0,
-                             std::uint64_t t1) const noexcept {
-  if (t0 >= t1) return;
-  // Tile t0's digits (the slowest first, as rest_ holds them) and its first entry on each side;
-  // then an odometer over the digits, one addition per tile amortized.
-  std::uint64_t digit[kMaxOrderDigits] = {};
-  std::uint64_t base_index = 0, base_stored = 0;
-  for (std::size_t d = rest_.size(), t = t0; d-- > 0;) {
-    digit[d] = t % rest_[d].radix;
-    t /= rest_[d].radix;
-    base_index += digit[d] * rest_[d].index_place;
-    base_stored += digit[d] * rest_[d].stored_place;
-  }
-  const std::uint64_t rl = r_index_, rs = r_stored_, pl = stored_place_, ps = index_place_;
-  for (std::uint64_t t = t0; t < t1; ++t) {
-    // Rows of the index side: one value of S, rl consecutive bytes; the stored side's bytes of
-    // a row lie pl apart, inside a tile's few KiB that the previous rows brought into L1.
-    const std::uint8_t* const f = from + (ToIndex ? base_stored : base_index);
-    std::uint8_t* const o = to + (ToIndex ? base_index : base_stored);
-    for (std::uint64_t vs = 0; vs < rs; ++vs) {
-      if constexpr (ToIndex) {
-        std::uint8_t* const row = o + vs * ps;
-        const std::uint8_t* const col = f + vs;
-        for (std::uint64_t vl = 0; vl < rl; ++vl) row[vl] = col[vl * pl];
-      } else {
-        const std::uint8_t* const row = f + vs * ps;
-        std::uint8_t* const col = o + vs;
-        for (std::uint64_t vl = 0; vl < rl; ++vl) col[vl * pl] = row[vl];
-      }
-    }
-    for (std::size_t d = rest_.size(); d-- > 0;) {
-      base_index += rest_[d].index_place;
-      base_stored += rest_[d].stored_place;
-      if (++digit[d] < rest_[d].radix) break;
-      base_index -= rest_[d].index_place * rest_[d].radix;
-      base_stored -= rest_[d].stored_place * rest_[d].radix;
-      digit[d] = 0;
-    }
-  }
-}
-
-void EntryOrder::Tiles::to_index(const std::uint8_t* stored, std::uint8_t* index, std::uint64_t t0,
-                                 std::uint64_t t1) const noexcept {
-  copy<true>(stored, index, t0, t1);
-}
-void EntryOrder::Tiles::to_stored(const std::uint8_t* index, std::uint8_t* stored, std::uint64_t t0,
-                                  std::uint64_t t1) const noexcept {
-  copy<false>(index, stored, t0, t1);
 }
 
 std::string EntryOrder::describe() const {
