@@ -364,17 +364,8 @@ class Frontier {
   }
   // The first failed reservation, once the appending threads are done.
   const std::optional<Error>& error() const { return error_; }
-  // Appends per-thread vectors and empties them. In memory, an empty frontier takes the largest
-  // part's buffer and gives that part its own (capacity kept for the next level), so that only
-  // the other parts are copied: none with one thread. This serial copy, with the page faults of
-  // the vectors it grew, took up to 4% of a one-thread KRPvKR build (perf).
+  // Appends per-thread vectors and empties them.
   void gather(std::vector<std::vector<std::uint64_t>>& parts) {
-    if (!mapped_ && vec_.empty() && !parts.empty()) {
-      auto largest = std::max_element(parts.begin(), parts.end(), [](const auto& a, const auto& b) {
-        return a.size() < b.size();
-      });
-      vec_.swap(*largest);  // *largest is now empty
-    }
     if (!mapped_) {
       std::size_t n = vec_.size();
       for (const auto& p : parts) n += p.size();
