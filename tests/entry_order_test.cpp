@@ -130,8 +130,11 @@ TEST(EntryOrder, TilesPermuteLikeThePositionMap) {
       tiles.to_index(by_stored.data(), back.data(), 0, cut);
       tiles.to_index(by_stored.data(), back.data(), cut, tiles.count());
       ASSERT_EQ(back, by_index) << o.describe() << " cut " << cut;
-      tiles.to_stored(by_index.data(), there.data(), cut, tiles.count());
-      tiles.to_stored(by_index.data(), there.data(), 0, cut);
+      auto to_stored = [&](std::uint64_t t0, std::uint64_t t1) {
+        tiles.visit(t0, t1, [&](std::uint64_t i, std::uint64_t p) { there[p] = by_index[i]; });
+      };
+      to_stored(cut, tiles.count());
+      to_stored(0, cut);
       ASSERT_EQ(there, by_stored) << o.describe() << " cut " << cut;
     }
   } while (std::next_permutation(perm.begin(), perm.end()));

@@ -150,15 +150,11 @@ class EntryOrder {
     std::uint64_t slab_entries() const noexcept { return stored_place_ * r_index_; }
     std::uint64_t tiles_per_slab() const noexcept { return stored_place_ / r_stored_; }
     // Copies the entries of tiles [t0, t1) from their stored positions in `stored` to their
-    // indices in `index` (or the converse); one byte per entry. Tiles are disjoint on both
-    // sides, so threads may copy disjoint ranges of tiles at once.
+    // indices in `index`; one byte per entry. Tiles are disjoint on both sides, so threads may
+    // copy disjoint ranges of tiles at once (the writer's direction is a visit: it marks too).
     void to_index(const std::uint8_t* stored, std::uint8_t* index, std::uint64_t t0,
                   std::uint64_t t1) const noexcept {
       visit(t0, t1, [&](std::uint64_t i, std::uint64_t p) { index[i] = stored[p]; });
-    }
-    void to_stored(const std::uint8_t* index, std::uint8_t* stored, std::uint64_t t0,
-                   std::uint64_t t1) const noexcept {
-      visit(t0, t1, [&](std::uint64_t i, std::uint64_t p) { stored[p] = index[i]; });
     }
     // Calls f(index, position) for every entry of tiles [t0, t1): a tile at a time, and in a
     // tile a value of S at a time (rL consecutive indices, their positions pl apart, inside the

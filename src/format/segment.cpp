@@ -619,6 +619,9 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   // don't-care entries), from which the blocks inside them copy (the batch loop below).
   std::vector<std::uint8_t> slab_values, slab_marks;
   std::uint64_t slab_first = 0;
+  // The don't-care entries to fill, if there are any.
+  const DontCare* const cares =
+      opt.dont_care && !opt.dont_care->entries.empty() ? opt.dont_care : nullptr;
   auto prepare = [&](std::uint64_t b, std::vector<std::uint8_t>& out) -> Result<std::uint64_t> {
     const std::uint64_t first = b * info.block_entries;
     const std::uint64_t len = std::min<std::uint64_t>(info.block_entries, info.entries - first);
@@ -627,9 +630,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     const std::uint64_t at = first - slab_first;
     out.assign(slab_values.begin() + static_cast<std::ptrdiff_t>(at),
                slab_values.begin() + static_cast<std::ptrdiff_t>(at + len));
-    const bool cares = opt.dont_care && !opt.dont_care->entries.empty();
-    return fill_marked(out, slab_marks.empty() ? nullptr : slab_marks.data() + at,
-                       cares ? opt.dont_care : nullptr);
+    return fill_marked(out, slab_marks.empty() ? nullptr : slab_marks.data() + at, cares);
   };
   // After a parallel loop counted failures: the first error of blocks [first, end), in block
   // order (OK if preparing never failed, i.e. the compressor did).
@@ -799,9 +800,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   const EntryOrder::Tiles tiles(order, /*by_stored=*/true);
   const bool by_slabs =
       tiles.pays_for_writing() && tiles.slab_entries() <= batch * std::uint64_t{info.block_entries};
-  const MarkOf mark_of{
-      rule_bits.empty() ? nullptr : rule_bits.data(),
-      opt.dont_care && !opt.dont_care->entries.empty() ? opt.dont_care->entries.data() : nullptr};
+  const MarkOf mark_of{rule_bits.empty() ? nullptr : rule_bits.data(),
+                       cares ? cares->entries.data() : nullptr};
   for (std::uint64_t first = 0; first < h.blocks; first += batch) {
     const std::uint64_t count = std::min(batch, h.blocks - first);
     if (by_slabs) {
