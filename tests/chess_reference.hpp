@@ -19,7 +19,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -94,18 +96,26 @@ class Solver {
     }
   };
 
+  // The group's key: (code, square) of each pawn in square order, then the sorted codes of the
+  // other pieces, one byte each (short enough to stay in the string's own buffer).
   static std::string key_of(const Board& b) {
     std::string k;
-    std::vector<std::uint8_t> pieces;
+    std::array<std::uint8_t, 8> pieces;
+    std::size_t n = 0;
     for (int s = 0; s < 64; ++s)
       if (b.piece[s]) {
-        if (type_of(b.piece[s]) == pawn)
-          k += std::to_string(b.piece[s]) + "@" + std::to_string(s) + ",";
-        else
-          pieces.push_back(b.piece[s]);
+        if (type_of(b.piece[s]) == pawn) {
+          k += static_cast<char>(b.piece[s]);
+          k += static_cast<char>(s);
+        } else {
+          pieces[n++] = b.piece[s];
+        }
       }
-    std::sort(pieces.begin(), pieces.end());
-    for (auto p : pieces) k += std::to_string(p) + ";";
+    for (std::size_t i = 1; i < n; ++i)  // insertion sort: a handful of pieces
+      for (std::size_t j = i; j > 0 && pieces[j] < pieces[j - 1]; --j)
+        std::swap(pieces[j], pieces[j - 1]);
+    k += '|';
+    for (std::size_t i = 0; i < n; ++i) k += static_cast<char>(pieces[i]);
     return k;
   }
 
@@ -190,10 +200,26 @@ class Solver {
     }
   };
 
+  // The predecessors of every position of a group, grouped by position in one array (a vector per
+  // position cost more than the analysis at 8192 positions a group).
+  struct Preds {
+    std::vector<std::uint32_t> at, parents;
+    Preds(std::size_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges)
+        : at(n + 1, 0), parents(edges.size()) {
+      for (const auto& e : edges) ++at[e.first + 1];
+      for (std::size_t i = 0; i < n; ++i) at[i + 1] += at[i];
+      std::vector<std::uint32_t> fill(at.begin(), at.end() - 1);
+      for (const auto& e : edges) parents[fill[e.first]++] = e.second;
+    }
+    std::span<const std::uint32_t> of(std::size_t id) const {
+      return {parents.data() + at[id], parents.data() + at[id + 1]};
+    }
+  };
+
   // Retrograde analysis of one group over its explicit graph, for both metrics.
   void solve(Group& g) {
     const std::size_t n = g.size;
-    std::vector<std::vector<std::uint32_t>> preds(n);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // (child, parent) of quiet moves
     std::vector<int> quiet(n, 0);
     std::vector<char> legal(n, 0);
     std::vector<Fold> exits_z(n, Fold(false)), exits_m(n, Fold(true));
@@ -209,7 +235,8 @@ class Solver {
         const bool zeroing = mv.capture || type_of(b.piece[mv.from]) == pawn;
         if (!zeroing) {
           Board c = play(b, mv);
-          preds[g.id_of(c)].push_back(static_cast<std::uint32_t>(id));
+          edges.emplace_back(static_cast<std::uint32_t>(g.id_of(c)),
+                             static_cast<std::uint32_t>(id));
           ++quiet[id];
           return;
         }
@@ -219,6 +246,7 @@ class Solver {
       });
       if (!moves) end[id] = in_check(b, b.side) ? 2 : 0;
     }
+    const Preds preds(n, edges);
     g.dtz = retrograde(g, false, legal, preds, quiet, exits_z, end);
     g.dtm = retrograde(g, true, legal, preds, quiet, exits_m, end);
   }
@@ -229,8 +257,7 @@ class Solver {
   // wins. Distance to mate counts levels in its byte codes (2: mated); distance to zeroing counts
   // plies to the next zeroing move (0: mated) and codes them 2l + 1 / 2l + 2.
   static std::vector<std::uint8_t> retrograde(const Group& g, bool dtm,
-                                              const std::vector<char>& legal,
-                                              const std::vector<std::vector<std::uint32_t>>& preds,
+                                              const std::vector<char>& legal, const Preds& preds,
                                               const std::vector<int>& quiet,
                                               const std::vector<Fold>& exits,
                                               const std::vector<int>& end) {
@@ -266,7 +293,7 @@ class Solver {
         now.push_back(x);
       }
       for (const Item& x : now)
-        for (std::uint32_t p : preds[x.id]) {
+        for (std::uint32_t p : preds.of(x.id)) {
           if (decided[p]) continue;
           if (!x.win)
             at[t + 1].push_back({p, true});
@@ -279,7 +306,7 @@ class Solver {
 
   Material material_;
   std::function<Values(const Board&)> outside_;
-  std::map<std::string, std::unique_ptr<Group>> groups_;
+  std::unordered_map<std::string, std::unique_ptr<Group>> groups_;
   std::size_t positions_ = 0;
 };
 

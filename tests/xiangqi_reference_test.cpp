@@ -171,16 +171,14 @@ Board mirrored(const Board& b) {
 // The pieces on a board, as a sorted list of codes: boards of one material have equal lists.
 // With pawn_ranks, each pawn counts with its rank (a P(n) endgame is one set of pawn ranks).
 std::string material_key(const Board& b, bool pawn_ranks) {
-  std::vector<std::string> pieces;
+  // One byte per piece (its code, and its rank where pawn_ranks), sorted: a multiset of pieces.
+  std::string key;
   for (int sq = 0; sq < 90; ++sq) {
     if (!b[sq]) continue;
-    std::string piece(1, static_cast<char>(b[sq]));
-    if (pawn_ranks && type_of(b[sq]) == pawn) piece += static_cast<char>('0' + sq / 9);
-    pieces.push_back(piece);
+    const int rank = pawn_ranks && type_of(b[sq]) == pawn ? 1 + sq / 9 : 0;
+    key += static_cast<char>(b[sq] * 16 + rank);
   }
-  std::sort(pieces.begin(), pieces.end());
-  std::string key;
-  for (const auto& p : pieces) key += p;
+  std::sort(key.begin(), key.end());
   return key;
 }
 
@@ -191,11 +189,20 @@ struct Node {
   Color side;
 };
 
-std::string key(const Board& b, Color side) {
-  // Appended in place: GCC 12 misreads `string(...) + char` as an out-of-bounds copy.
-  std::string k(reinterpret_cast<const char*>(b.data()), b.size());
-  k.push_back(char('0' + side));
-  return k;
+// A board and side to move as one number: (square, piece) of each piece in square order, 11 bits
+// each (never all zero, so boards with fewer pieces cannot collide), then the side. The tests'
+// boards have at most five pieces.
+constexpr int kMaxPieces = 5;
+std::uint64_t key(const Board& b, Color side) {
+  std::uint64_t k = 0;
+  int pieces = 0;
+  for (int sq = 0; sq < kSquares; ++sq)
+    if (b[sq]) {
+      k = k << 11 | static_cast<std::uint64_t>(sq) << 4 | b[sq];
+      ++pieces;
+    }
+  if (pieces > kMaxPieces) ADD_FAILURE() << "the reference's keys hold at most five pieces";
+  return k << 1 | static_cast<std::uint64_t>(side);
 }
 
 class Reference {
@@ -273,7 +280,7 @@ class Reference {
       std::function<void(std::size_t)> place = [&](std::size_t i) {
         if (i == sub.size()) {
           for (int side = 0; side < 2; ++side) {
-            const std::string k = key(b, Color(side));
+            const std::uint64_t k = key(b, Color(side));
             if (id_.emplace(k, static_cast<int>(nodes_.size())).second)
               nodes_.push_back({b, Color(side)});
           }
@@ -343,7 +350,7 @@ class Reference {
   }
 
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, int> id_;
+  std::unordered_map<std::uint64_t, int> id_;
   std::vector<int> value_;
 };
 
