@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
+#include <string>
 #include <vector>
 
 #include "src/games/awari/board.hpp"
@@ -129,20 +129,34 @@ TEST(AwariRules, StonesArePreservedByQuietMoves) {
 // q is a child of p by a quiet move exactly when p is a quiet predecessor of q, counted with
 // multiplicity, over every position with at most 10 stones.
 TEST(AwariUnmoves, PredecessorsAreExactlyTheQuietParentsUpToTenStones) {
+  // The (parent, child) pairs each way, sorted: equal lists are equal multisets.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> forward, backward;
   for (int n = 0; n <= 10; ++n) {
-    std::map<std::pair<std::uint64_t, std::uint64_t>, int> forward, backward;
+    forward.clear();
+    backward.clear();
     Board b = unrank(n, 0);
     do {
       const std::uint64_t p = rank(b);
       for_each_legal_move(b, [&](int, const MoveResult& m) {
-        if (m.kind == MoveKind::quiet) ++forward[{p, rank(m.child)}];
+        if (m.kind == MoveKind::quiet) forward.emplace_back(p, rank(m.child));
       });
       for_each_quiet_predecessor(b, [&](const Board& parent) {
         ASSERT_EQ(parent.stones(), n);
-        ++backward[{rank(parent), p}];
+        backward.emplace_back(rank(parent), p);
       });
     } while (next(b));
-    ASSERT_EQ(forward, backward) << "n=" << n;
+    std::sort(forward.begin(), forward.end());
+    std::sort(backward.begin(), backward.end());
+    const auto [f, g] =
+        std::mismatch(forward.begin(), forward.end(), backward.begin(), backward.end());
+    ASSERT_TRUE(f == forward.end() && g == backward.end())
+        << "n=" << n << ": first difference at "
+        << (f == forward.end() ? "the end"
+                               : std::to_string(f->first) + "->" + std::to_string(f->second))
+        << " of the moves, "
+        << (g == backward.end() ? "the end"
+                                : std::to_string(g->first) + "->" + std::to_string(g->second))
+        << " of the unmoves";
   }
 }
 
