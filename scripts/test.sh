@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, checks formatting, builds and runs every test
 # in the release build (slow ones included), then again with asserts on under AddressSanitizer +
-# UBSan (slow tests excluded), then the kernel, block cache, database and probe tests under
-# ThreadSanitizer, and fuzzes every libFuzzer target briefly (scripts/fuzz.sh; the corpus and
+# UBSan (slow tests excluded), then the kernel, segment, block cache, database and probe tests
+# under ThreadSanitizer, and fuzzes every libFuzzer target briefly (scripts/fuzz.sh; the corpus and
 # crash inputs are replayed by the suite itself). Exits non-zero on the first failure. Prints
 # each phase's wall time at the end: CI gives the suite 25 minutes on 2 cores.
 set -euo pipefail
