@@ -19,7 +19,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -27,6 +26,7 @@
 
 #include "src/games/chess/board.hpp"
 #include "src/games/chess/material.hpp"
+#include "test_util.hpp"
 
 namespace retra::chess::reference {
 
@@ -200,22 +200,6 @@ class Solver {
     }
   };
 
-  // The predecessors of every position of a group, grouped by position in one array (a vector per
-  // position cost more than the analysis at 8192 positions a group).
-  struct Preds {
-    std::vector<std::uint32_t> at, parents;
-    Preds(std::size_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges)
-        : at(n + 1, 0), parents(edges.size()) {
-      for (const auto& e : edges) ++at[e.first + 1];
-      for (std::size_t i = 0; i < n; ++i) at[i + 1] += at[i];
-      std::vector<std::uint32_t> fill(at.begin(), at.end() - 1);
-      for (const auto& e : edges) parents[fill[e.first]++] = e.second;
-    }
-    std::span<const std::uint32_t> of(std::size_t id) const {
-      return {parents.data() + at[id], parents.data() + at[id + 1]};
-    }
-  };
-
   // Retrograde analysis of one group over its explicit graph, for both metrics.
   void solve(Group& g) {
     const std::size_t n = g.size;
@@ -246,7 +230,7 @@ class Solver {
       });
       if (!moves) end[id] = in_check(b, b.side) ? 2 : 0;
     }
-    const Preds preds(n, edges);
+    const test::Predecessors preds(n, edges);
     g.dtz = retrograde(g, false, legal, preds, quiet, exits_z, end);
     g.dtm = retrograde(g, true, legal, preds, quiet, exits_m, end);
   }
@@ -256,11 +240,9 @@ class Solver {
   // conversions force) when its last quiet child was won at level t and no conversion draws or
   // wins. Distance to mate counts levels in its byte codes (2: mated); distance to zeroing counts
   // plies to the next zeroing move (0: mated) and codes them 2l + 1 / 2l + 2.
-  static std::vector<std::uint8_t> retrograde(const Group& g, bool dtm,
-                                              const std::vector<char>& legal, const Preds& preds,
-                                              const std::vector<int>& quiet,
-                                              const std::vector<Fold>& exits,
-                                              const std::vector<int>& end) {
+  static std::vector<std::uint8_t> retrograde(
+      const Group& g, bool dtm, const std::vector<char>& legal, const test::Predecessors& preds,
+      const std::vector<int>& quiet, const std::vector<Fold>& exits, const std::vector<int>& end) {
     const std::size_t n = g.size;
     struct Item {
       std::size_t id;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -20,6 +21,26 @@
 #include "src/io/file.hpp"
 
 namespace retra::test {
+
+// The predecessor lists of an explicit graph of n nodes given by its (child, parent) edges, for
+// the tests' reference solvers: the parents of node c are of(c), all lists in one array (a
+// counting sort of the edges), where a vector per node cost the solvers most of their time.
+class Predecessors {
+ public:
+  Predecessors(std::size_t n, std::span<const std::pair<std::uint32_t, std::uint32_t>> edges)
+      : at_(n + 1, 0), parents_(edges.size()) {
+    for (const auto& e : edges) ++at_[e.first + 1];
+    for (std::size_t i = 0; i < n; ++i) at_[i + 1] += at_[i];
+    std::vector<std::uint32_t> fill(at_.begin(), at_.end() - 1);
+    for (const auto& e : edges) parents_[fill[e.first]++] = e.second;
+  }
+  std::span<const std::uint32_t> of(std::size_t child) const {
+    return {parents_.data() + at_[child], parents_.data() + at_[child + 1]};
+  }
+
+ private:
+  std::vector<std::uint32_t> at_, parents_;
+};
 
 class TempDir {
  public:

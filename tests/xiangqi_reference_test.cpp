@@ -192,7 +192,7 @@ struct Node {
 // A board and side to move as one number: (square, piece) of each piece in square order, 11 bits
 // each (never all zero, so boards with fewer pieces cannot collide), then the side. The tests'
 // boards have at most five pieces.
-constexpr int kMaxPieces = 5;
+constexpr int kKeyPieces = 5;
 std::uint64_t key(const Board& b, Color side) {
   std::uint64_t k = 0;
   int pieces = 0;
@@ -201,7 +201,7 @@ std::uint64_t key(const Board& b, Color side) {
       k = k << 11 | static_cast<std::uint64_t>(sq) << 4 | b[sq];
       ++pieces;
     }
-  if (pieces > kMaxPieces) ADD_FAILURE() << "the reference's keys hold at most five pieces";
+  if (pieces > kKeyPieces) ADD_FAILURE() << "the reference's keys hold at most five pieces";
   return k << 1 | static_cast<std::uint64_t>(side);
 }
 
