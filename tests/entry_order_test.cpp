@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <random>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "src/format/entry_order.hpp"
 #include "src/format/segment.hpp"
@@ -342,6 +347,51 @@ TEST(EntryOrderSegment, AnOrderWrittenBySlabsReadsBackWhole) {
       for (std::size_t k = 0; k < block.size(); ++k)
         ASSERT_EQ(block[k], data[(*r)->order().index(b * 8192 + k)]) << b << " " << k;
     }
+  }
+}
+
+// The codec and order estimates compress sample blocks at the segment's level, and the writer
+// reuses those where it writes the same blocks (segment.cpp, CompressedBlocks). Where the
+// automatic choice settles on plain zstd, its file must equal, byte for byte, the file written
+// with zstd named, which compresses every block itself: a block reused from another order or
+// another level would differ. Three shapes: an order chosen (the index-order samples dropped),
+// index order kept with more blocks than a sample holds, and a segment that is its own sample.
+TEST(EntryOrderSegment, BlocksCompressedByTheEstimatesAreTheBlocksWritten) {
+  test::TempDir dir;
+  auto file = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+  };
+  std::mt19937 rng(11);
+  std::vector<std::uint8_t> pattern(3000);
+  for (auto& x : pattern) x = static_cast<std::uint8_t>(rng() % 9);
+  std::vector<std::uint8_t> repeats(2 * 32 * 8192);  // zstd's kind of data in index order
+  for (std::size_t i = 0; i < repeats.size(); ++i) repeats[i] = pattern[i % pattern.size()];
+  struct Case {
+    std::vector<std::uint8_t> data;
+    std::uint32_t block;
+    bool ordered;  // an order other than index order is expected
+  };
+  for (const Case& c : {Case{digit_data(), 65536, true}, Case{repeats, 4096, false},
+                        Case{repeats, 131072, false}}) {
+    SCOPED_TRACE(fmt::format("{} entries per block", c.block));
+    WriteOptions automatic(19, 2);
+    automatic.digits = kDigits;
+    auto a = write_segment(dir / "a.rseg", info(c.data.size(), c.block), c.data, automatic);
+    ASSERT_TRUE(a) << a.error().message();
+    ASSERT_EQ(a->codec, Codec::zstd);
+    EXPECT_EQ(a->order.identity(), !c.ordered) << a->order.describe();
+    WriteOptions named(19, 2, CodecChoice::zstd);
+    named.digits = kDigits;
+    auto z = write_segment(dir / "z.rseg", info(c.data.size(), c.block), c.data, named);
+    ASSERT_TRUE(z) << z.error().message();
+    EXPECT_EQ(z->order.describe(), a->order.describe());
+    EXPECT_EQ(file(dir / "a.rseg"), file(dir / "z.rseg"));
+    auto r = SegmentReader::open(dir / "a.rseg");
+    ASSERT_TRUE(r) << r.error().message();
+    std::vector<std::uint8_t> all(c.data.size());
+    ASSERT_TRUE((*r)->read_all(all, 2));
+    EXPECT_EQ(all, c.data);
   }
 }
 

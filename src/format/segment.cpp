@@ -7,8 +7,10 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -237,21 +239,34 @@ Result<std::uint64_t> prepare_block(std::span<const std::uint8_t> data, std::uin
 // The estimated segment bytes under zstd at `level` (0 unless level > 0) and under order-1 rANS
 // (0 unless with_rans), from prepared sample blocks standing for `scale` times their size. rANS is
 // estimated exactly from the sample's statistics: its model, its per-block state, its cost in bits.
+// compressed (optional, one per prepared block): a block's zstd bytes at `level`, taken as given
+// where not empty and filled in where empty (zstd never writes an empty frame).
 struct SizeEstimate {
   double zstd = 0, rans = 0;
 };
 Result<SizeEstimate> estimate_sizes(const std::vector<std::vector<std::uint8_t>>& prepared,
-                                    int level, int threads, double scale, bool with_rans) {
+                                    int level, int threads, double scale, bool with_rans,
+                                    std::vector<std::vector<std::uint8_t>>* compressed = nullptr) {
+  assert(!compressed || compressed->size() == prepared.size());
   std::vector<std::size_t> zsize(prepared.size(), 0);
   int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
   for (std::size_t k = 0; k < (level > 0 ? prepared.size() : 0); ++k) {
+    if (compressed && !(*compressed)[k].empty()) {
+      zsize[k] = (*compressed)[k].size();
+      continue;
+    }
     thread_local std::vector<std::uint8_t> buf;
     buf.resize(ZSTD_compressBound(prepared[k].size()));
     const std::size_t c = ZSTD_compressCCtx(zstd_contexts().cctx(), buf.data(), buf.size(),
                                             prepared[k].data(), prepared[k].size(), level);
-    if (ZSTD_isError(c)) ++failed;
+    if (ZSTD_isError(c)) {
+      ++failed;
+      continue;
+    }
     zsize[k] = c;
+    if (compressed)
+      (*compressed)[k].assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(c));
   }
   if (failed) return Error(Errc::internal, "zstd failed on a sample block");
   SizeEstimate e;
@@ -453,6 +468,32 @@ std::uint64_t gather_block(std::span<const std::uint8_t> data, const EntryOrder&
 
 // Stored ranges [first, first + len) that stand for a segment in trials.
 using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+// Blocks of one entry order that the size estimates compressed at the segment's zstd level, by
+// block number, so that the write reuses them: at -19 a sample costs about what the blocks it
+// stands for do, and a segment of up to 8 blocks is its own sample, so `recompress` compressed
+// small segments two or three times over. A block is reused only where its bytes are the ones
+// compressed (zstd's output depends on nothing else at a given level). Read-only while the write
+// runs in parallel.
+class CompressedBlocks {
+ public:
+  const std::vector<std::uint8_t>* find(std::uint64_t block,
+                                        std::span<const std::uint8_t> raw) const {
+    const auto it = blocks_.find(block);
+    if (it == blocks_.end() || !std::ranges::equal(it->second.raw, raw)) return nullptr;
+    return &it->second.z;
+  }
+  void add(std::uint64_t block, std::vector<std::uint8_t> raw, std::vector<std::uint8_t> z) {
+    blocks_.insert_or_assign(block, Block{std::move(raw), std::move(z)});
+  }
+  void clear() { blocks_.clear(); }
+
+ private:
+  struct Block {
+    std::vector<std::uint8_t> raw, z;
+  };
+  std::map<std::uint64_t, Block> blocks_;
+};
 // Whole blocks that stand for the segment when the writer estimates sizes or trains a
 // dictionary: spread evenly, about `bytes` of them (4 to 64 blocks); at zstd -19 the codec's
 // 8 MiB sample costs about a second per MiB.
@@ -483,10 +524,14 @@ Ranges trial_pieces(const SegmentInfo& info) {
 // The estimated bytes of a whole segment whose stored ranges `prepare(first, len, out)`
 // produces, from `ranges`: under zstd at `level` (0: not estimated) and, with_rans, order-1 rANS.
 // keep: receives the prepared ranges.
+// blocks (optional; ranges of whole blocks only): blocks of this order already compressed at
+// `level`, by block number; the sample's are reused from it where their bytes are the same, and
+// added to it.
 template <class Prepare>
 Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& ranges, int threads,
                                      int level, bool with_rans, const Prepare& prepare,
-                                     std::vector<std::vector<std::uint8_t>>* keep = nullptr) {
+                                     std::vector<std::vector<std::uint8_t>>* keep = nullptr,
+                                     CompressedBlocks* blocks = nullptr) {
   std::vector<std::vector<std::uint8_t>> prepared(ranges.size());
   int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
@@ -496,7 +541,19 @@ Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& rang
   std::uint64_t raw = 0;
   for (const auto& p : prepared) raw += p.size();
   const double bytes = static_cast<double>(info.entries) * static_cast<double>(info.entry_bytes);
-  auto e = estimate_sizes(prepared, level, threads, bytes / static_cast<double>(raw), with_rans);
+  const bool reuse = blocks != nullptr && level > 0;
+  std::vector<std::vector<std::uint8_t>> compressed(reuse ? ranges.size() : 0);
+  if (reuse)
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+      assert(ranges[k].first % info.block_entries == 0);
+      if (const auto* z = blocks->find(ranges[k].first / info.block_entries, prepared[k]))
+        compressed[k] = *z;
+    }
+  auto e = estimate_sizes(prepared, level, threads, bytes / static_cast<double>(raw), with_rans,
+                          reuse ? &compressed : nullptr);
+  if (reuse && e)
+    for (std::size_t k = 0; k < ranges.size(); ++k)
+      blocks->add(ranges[k].first / info.block_entries, prepared[k], std::move(compressed[k]));
   if (keep) *keep = std::move(prepared);
   return e;
 }
@@ -601,7 +658,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   std::vector<std::uint64_t> rule_bits;
   if ((!opt.digits.empty() || opt.dont_care) && opt.rules && info.entries)
     RETRA_TRY(mark_rule_entries(data, *opt.rules, threads, rule_bits));
-  EntryOrder order;  // identity until an order is chosen
+  EntryOrder order;             // identity until an order is chosen
+  CompressedBlocks compressed;  // blocks of `order` compressed at opt.zstd_level by the estimates
   // Stored entries [first, first + len) of order o as the file holds them (rule entries
   // filled); returns the number of rule entries.
   auto prepare_range = [&](const EntryOrder& o, std::uint64_t first, std::uint64_t len,
@@ -656,7 +714,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
             info, whole_blocks(info, h.blocks, kCodecTrialBytes), threads, opt.zstd_level, true,
             [&](std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {
               return prepare_range(EntryOrder(), first, len, out);
-            });
+            },
+            nullptr, &compressed);
         if (!e) return std::move(e).error();
         rans_metric = rans_pays(*e);
       }
@@ -679,6 +738,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
         auto o = EntryOrder::make(opt.digits, std::move(*stored), info.entries);
         if (!o) return std::move(o).error();
         order = std::move(*o);
+        compressed.clear();  // blocks of index order
       }
     }
   }
@@ -702,7 +762,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
         [&](std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {
           return prepare_range(order, first, len, out);
         },
-        &prepared);
+        &prepared, &compressed);
     if (!e) {
       RETRA_TRY(first_prepare_error(0, h.blocks));
       return std::move(e).error();
@@ -848,6 +908,9 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       if (codec == Codec::rans_o1) {
         // Cannot fail: the model was counted from these very blocks.
         if (rans_model->encode(raw, buf)) c = buf.size();
+      } else if (const auto* z = codec == Codec::zstd ? compressed.find(b, raw) : nullptr) {
+        buf = *z;  // compressed by an estimate: the same bytes at the same level
+        c = buf.size();
       } else {
         buf.resize(ZSTD_compressBound(raw.size()));
         c = codec == Codec::zstd_dict
