@@ -67,21 +67,6 @@ def database_files(db):
                   if n == "manifest.json" or (n.endswith(".rseg") and not n.startswith(".")))
 
 
-def link_copy(src, dst):
-    """dst: a copy of the database src whose segment files are hard links (copies across file
-    systems), and whose manifest is a real copy."""
-    os.makedirs(dst)
-    for n in database_files(src):
-        s, d = os.path.join(src, n), os.path.join(dst, n)
-        if n == "manifest.json":
-            shutil.copy2(s, d)
-            continue
-        try:
-            os.link(s, d)
-        except OSError:
-            shutil.copy2(s, d)
-
-
 def restore(src, dst):
     """Put dst back as src has it: segment files the run wrote are removed, src's linked back."""
     want = set(database_files(src))
@@ -97,8 +82,15 @@ def restore(src, dst):
                 os.remove(d)
             try:
                 os.link(s, d)
-            except OSError:
+            except OSError:  # another file system
                 shutil.copy2(s, d)
+
+
+def link_copy(src, dst):
+    """dst: a new copy of the database src whose segment files are hard links (copies across
+    file systems), and whose manifest is a real copy."""
+    os.makedirs(dst)
+    restore(src, dst)
 
 
 def fingerprint(db):
