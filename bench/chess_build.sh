@@ -21,20 +21,8 @@ threads="${THREADS:-$(nproc)}"
 bench_dir chess-bench
 echo "machine: $(machine); threads $threads"
 
-# timed LABEL CMD...: runs CMD, prints nothing, leaves wall seconds and peak RSS in $wall, $rss
-# and the command's stdout in $dir/last.json.
-timed() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  /usr/bin/time -f "%M" -o "$dir/time.txt" "$@" >"$dir/last.json"
-  t1=$(date +%s.%N)
-  wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-  rss=$(awk '{ printf "%.1f MiB", $1 / 1024 }' "$dir/time.txt")
-}
-
-timed "$retra" build awari --stones 0-13 --threads 1 --db "$dir/reference" --no-progress --json
+reference_workload
 echo "reference workload (awari 0..13 stones, 1 thread): $wall s"
-rm -rf "$dir/reference"
 
 if [ "${1:-}" = "--pieces" ]; then
   range="${2:?usage: bench/chess_build.sh --pieces A-B}"

@@ -1,0 +1,584 @@
+// What the generator design docs/CHESS.md names for closing the speed gap costs on this machine:
+// a pawnless chess table built the way Syzygy's generator builds one (its public description and
+// source read, none of it copied). Every piece sits on its own 6 bits, so a move is an index
+// difference; illegal positions are marked once, so no move or unmove tests legality; there are
+// no counters: the parents of a win become loss candidates, and a candidate is checked by
+// generating its moves forward and reading the other side's table; every ply is one sweep of
+// both sides' tables. It computes the plain game value and the distance to conversion (capture
+// or mate: DTZ wherever the 50-move rule changes nothing), with sub-tables it builds itself in
+// memory. A measurement, not product code: no 50-move classes, no files, pawnless materials of
+// 3-5 pieces, distances up to 125 plies. `--check DB` compares every legal position (or every
+// K-th index with --stride K) with retra's tables, exit 1 on any difference.
+// Thread safety: one build at a time; OpenMP threads inside a sweep write single bytes with
+// relaxed atomics, and the one write that can meet another thread's is a compare-exchange.
+//
+// Usage: chess_sweep MATERIAL [--threads N] [--check DB] [--stride K]
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "retra/probe.hpp"
+#include "src/games/chess/board.hpp"
+#include "src/memory.hpp"
+
+namespace {
+
+using namespace retra::chess;
+using Clock = std::chrono::steady_clock;
+
+// ---- the king pair: 462 classes, as in Syzygy's pawnless tables -------------------------------
+// The white king in the a1-d1-d4 triangle; on its diagonal, the black king on or below a1-h8.
+// Positions with both kings on the diagonal keep their diagonal mirror image as a second index;
+// both are computed, with the same value.
+int transform(int sq, int t) {
+  int x = file_of(sq), y = rank_of(sq);
+  if (t & 4) std::swap(x, y);
+  if (t & 1) x = 7 - x;
+  if (t & 2) y = 7 - y;
+  return square(x, y);
+}
+bool canonical_pair(int wk, int bk) {
+  const int x = file_of(wk), y = rank_of(wk);
+  if (x > 3 || y > x || wk == bk || (king_attacks(wk) & bit(bk))) return false;
+  return x != y || file_of(bk) >= rank_of(bk);
+}
+
+struct KingPairs {
+  std::array<std::int16_t, 64 * 64> index{};  // -1: kings equal or adjacent
+  std::array<std::uint8_t, 64 * 64> sym{};    // the transform that makes the pair canonical
+  std::array<std::uint8_t, 64 * 8> image{};   // [t * 64 + sq]
+  std::vector<std::pair<std::uint8_t, std::uint8_t>> pairs;
+  KingPairs() {
+    for (int t = 0; t < 8; ++t)
+      for (int s = 0; s < 64; ++s)
+        image[static_cast<std::size_t>(t * 64 + s)] = static_cast<std::uint8_t>(transform(s, t));
+    std::array<std::int16_t, 64 * 64> id;
+    id.fill(-1);
+    for (int wk = 0; wk < 64; ++wk)
+      for (int bk = 0; bk < 64; ++bk)
+        if (canonical_pair(wk, bk)) {
+          id[static_cast<std::size_t>(wk * 64 + bk)] = static_cast<std::int16_t>(pairs.size());
+          pairs.emplace_back(wk, bk);
+        }
+    index.fill(-1);
+    for (int wk = 0; wk < 64; ++wk)
+      for (int bk = 0; bk < 64; ++bk)
+        for (int t = 0; t < 8; ++t) {
+          const int k = id[static_cast<std::size_t>(transform(wk, t) * 64 + transform(bk, t))];
+          if (k >= 0) {
+            index[static_cast<std::size_t>(wk * 64 + bk)] = static_cast<std::int16_t>(k);
+            sym[static_cast<std::size_t>(wk * 64 + bk)] = static_cast<std::uint8_t>(t);
+            break;
+          }
+        }
+  }
+};
+const KingPairs kKp;
+
+// ---- values ---------------------------------------------------------------------------------
+//   0 unknown | 1 illegal (or two pieces on a square) | 2 draw | 3 unknown, a capture draws
+//   4, 5 loss candidates (two codes: this ply's and the next's)
+//   6..130 win in 1..125 plies | 131..255 loss in 0..124 plies
+constexpr std::uint8_t kUnknown = 0, kIllegal = 1, kDraw = 2, kCapDraw = 3;
+constexpr int kMaxWin = 125;
+constexpr std::uint8_t candidate(int n) { return static_cast<std::uint8_t>(4 + (n & 1)); }
+constexpr std::uint8_t win(int n) { return static_cast<std::uint8_t>(5 + n); }
+constexpr std::uint8_t loss(int n) { return static_cast<std::uint8_t>(131 + n); }
+constexpr bool is_win(std::uint8_t v) { return v >= 6 && v <= 130; }
+constexpr bool is_loss(std::uint8_t v) { return v >= 131; }
+constexpr int distance(std::uint8_t v) { return is_win(v) ? v - 5 : is_loss(v) ? -(v - 131) : 0; }
+
+std::uint8_t load(const std::uint8_t& v) {
+  return std::atomic_ref<const std::uint8_t>(v).load(std::memory_order_relaxed);
+}
+void store(std::uint8_t& v, std::uint8_t x) {
+  std::atomic_ref<std::uint8_t>(v).store(x, std::memory_order_relaxed);
+}
+bool exchange(std::uint8_t& v, std::uint8_t from, std::uint8_t to) {
+  return std::atomic_ref<std::uint8_t>(v).compare_exchange_strong(from, to,
+                                                                  std::memory_order_relaxed);
+}
+
+// ---- tables ---------------------------------------------------------------------------------
+// Index: king pair (0..461) * 64^m + the other pieces' squares, 6 bits each, white's pieces
+// first, each side's by type (Q R B N), the first piece in the highest bits.
+struct Table {
+  std::string name;
+  int m = 0;  // pieces besides the kings
+  std::array<PieceType, 3> type{};
+  std::array<Color, 3> colour{};
+  std::uint64_t size = 0;                // per side
+  retra::LargeArray<std::uint8_t> v[2];  // [side to move][index], on huge pages where granted
+  std::array<Table*, 3> sub{};           // the table after piece j is captured
+  double seconds = 0;
+  int plies = 0;
+
+  int shift(int i) const { return 6 * (m - 1 - i); }
+  // The index of kings wk, bk and pieces sq[0..m) (in this table's order), any orientation.
+  std::uint64_t index(int wk, int bk, const int* sq) const {
+    const auto p = static_cast<std::size_t>(wk * 64 + bk);
+    const int t = kKp.sym[p];
+    std::uint64_t idx = static_cast<std::uint64_t>(kKp.index[p]);
+    for (int i = 0; i < m; ++i)
+      idx = idx << 6 | kKp.image[static_cast<std::size_t>(t * 64 + sq[i])];
+    return idx;
+  }
+};
+
+struct Pos {
+  int wk, bk;
+  std::array<int, 3> sq;
+  Bitboard occ, side[2];
+};
+
+Pos decode(const Table& t, std::uint64_t idx) {
+  Pos p{};
+  const auto& kp = kKp.pairs[static_cast<std::size_t>(idx >> (6 * t.m))];
+  p.wk = kp.first;
+  p.bk = kp.second;
+  p.side[white] = bit(p.wk);
+  p.side[black] = bit(p.bk);
+  for (int i = 0; i < t.m; ++i) {
+    p.sq[static_cast<std::size_t>(i)] = static_cast<int>(idx >> t.shift(i) & 63);
+    p.side[t.colour[static_cast<std::size_t>(i)]] |= bit(p.sq[static_cast<std::size_t>(i)]);
+  }
+  p.occ = p.side[white] | p.side[black];
+  return p;
+}
+bool overlapping(const Table& t, const Pos& p) { return std::popcount(p.occ) != t.m + 2; }
+
+bool attacked_by(const Table& t, const Pos& p, int target, Color by) {
+  if (king_attacks(by == white ? p.wk : p.bk) & bit(target)) return true;
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] == by && (attacks(t.type[u], p.sq[u], p.occ) & bit(target))) return true;
+  }
+  return false;
+}
+
+// Calls f(child index) for every quiet move (to an empty square) of side s, the child in the
+// other side's table, until f returns false; returns whether it went through all of them. King
+// moves next to the other king have no index and are not generated (they are illegal).
+template <class F>
+bool for_each_quiet(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&& f) {
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] != s) continue;
+    for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & ~p.occ; q; q &= q - 1)
+      if (!f(idx + (static_cast<std::uint64_t>(std::countr_zero(q)) << t.shift(i)) -
+             (static_cast<std::uint64_t>(p.sq[u]) << t.shift(i))))
+        return false;
+  }
+  const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
+  for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
+    const int b = std::countr_zero(q);
+    if (!f(s == white ? t.index(b, p.bk, p.sq.data()) : t.index(p.wk, b, p.sq.data())))
+      return false;
+  }
+  return true;
+}
+
+// Calls c(j, child index in sub[j]) for every capture of piece j by side s (the side not to move
+// is never in check here, so its king is not among the targets).
+template <class C>
+void for_each_capture(const Table& t, const Pos& p, Color s, C&& c) {
+  const Bitboard theirs = p.side[opposite(s)];
+  auto capture = [&](int i, int b, int wk, int bk) {
+    int j = 0;
+    while (p.sq[static_cast<std::size_t>(j)] != b) ++j;
+    std::array<int, 3> rest{};
+    for (int k = 0, r = 0; k < t.m; ++k)
+      if (k != j)
+        rest[static_cast<std::size_t>(r++)] = k == i ? b : p.sq[static_cast<std::size_t>(k)];
+    c(j, t.sub[static_cast<std::size_t>(j)]->index(wk, bk, rest.data()));
+  };
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] != s) continue;
+    for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & theirs; q; q &= q - 1)
+      capture(i, std::countr_zero(q), p.wk, p.bk);
+  }
+  const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
+  for (Bitboard q = king_attacks(k) & theirs & ~king_attacks(other); q; q &= q - 1) {
+    const int b = std::countr_zero(q);
+    capture(-1, b, s == white ? b : p.wk, s == white ? p.bk : b);
+  }
+}
+
+// Calls f(parent index) for every quiet unmove of the side that just moved (not s), the parent
+// in that side's table. Parents whose side not to move is in check are illegal in the table; the
+// caller reads that, so no legality is tested here.
+template <class F>
+void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&& f) {
+  const Color mover = opposite(s);
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] != mover) continue;
+    for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & ~p.occ; q; q &= q - 1)
+      f(idx + (static_cast<std::uint64_t>(std::countr_zero(q)) << t.shift(i)) -
+        (static_cast<std::uint64_t>(p.sq[u]) << t.shift(i)));
+  }
+  // A king unmove can turn the board. Where both kings end on the a1-h8 diagonal the parent
+  // has two indices (mirror images); both are reported, or one of them would never be reached.
+  const int k = mover == white ? p.wk : p.bk, other = mover == white ? p.bk : p.wk;
+  for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
+    const int b = std::countr_zero(q);
+    const int wk = mover == white ? b : p.wk, bk = mover == white ? p.bk : b;
+    const std::uint64_t parent = t.index(wk, bk, p.sq.data());
+    f(parent);
+    const auto& kp = kKp.pairs[static_cast<std::size_t>(parent >> (6 * t.m))];
+    if (file_of(kp.first) == rank_of(kp.first) && file_of(kp.second) == rank_of(kp.second)) {
+      std::uint64_t mirror = parent >> (6 * t.m);
+      for (int i = 0; i < t.m; ++i)
+        mirror = mirror << 6 | kKp.image[4 * 64 + (parent >> t.shift(i) & 63)];
+      if (mirror != parent) f(mirror);
+    }
+  }
+}
+
+constexpr std::uint64_t kChunk = 1 << 14;
+
+struct Counts {
+  std::uint64_t wins = 0, losses = 0, marked = 0, reads = 0;
+  Counts& operator+=(const Counts& o) {
+    wins += o.wins;
+    losses += o.losses;
+    marked += o.marked;
+    reads += o.reads;
+    return *this;
+  }
+};
+
+// Calls body(side, index, value, counts) for every index of both sides' tables whose value is a or
+// b, in parallel. Eight values are tested at once (a word with a zero byte where one matches);
+// the words are read with relaxed atomic loads, since other threads write single bytes of the
+// same tables, and body is handed the byte as read again.
+template <class Body>
+Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const std::uint64_t chunks = (t.size + kChunk - 1) / kChunk;
+  Counts total;
+#pragma omp declare reduction(add:Counts : omp_out += omp_in)
+#pragma omp parallel for schedule(dynamic, 4) reduction(add : total)
+  for (std::uint64_t c = 0; c < 2 * chunks; ++c) {
+    const auto s = static_cast<Color>(c / chunks);
+    auto& v = t.v[s];
+    const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(t.size, lo + kChunk);
+    for (std::uint64_t w = lo; w < hi; w += 8) {
+      const std::uint64_t word = std::atomic_ref<const std::uint64_t>(
+                                     *reinterpret_cast<const std::uint64_t*>(v.data() + w))
+                                     .load(std::memory_order_relaxed);
+      const std::uint64_t xa = word ^ (kOnes * a), xb = word ^ (kOnes * b);
+      if (!((((xa - kOnes) & ~xa) | ((xb - kOnes) & ~xb)) & kHigh)) continue;
+      for (std::uint64_t idx = w; idx < w + 8; ++idx) {
+        const std::uint8_t x = load(v[idx]);
+        if (x == a || x == b) body(s, idx, x, total);
+      }
+    }
+  }
+  return total;
+}
+
+void fail(const std::string& what) {
+  std::fprintf(stderr, "chess_sweep: %s\n", what.c_str());
+  std::exit(1);
+}
+
+// Marks the parents of a loss in n (side s to move at idx) as wins in n+1, where still open.
+void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts& k) {
+  auto& parents = t.v[opposite(s)];
+  const std::uint8_t won = win(n + 1);
+  for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
+    ++k.reads;
+    const std::uint8_t x = load(parents[parent]);
+    if (x == kUnknown || x == kCapDraw || x == candidate(0) || x == candidate(1)) {
+      store(parents[parent], won);
+      ++k.wins;
+    }
+  });
+}
+
+// Builds t's values, its sub-tables already built. The table sizes are multiples of 8 (64^m).
+void solve(Table& t, bool verbose) {
+  const auto start = Clock::now();
+  for (auto& v : t.v) {  // zeroed: every value unknown
+    auto a = retra::LargeArray<std::uint8_t>::allocate(t.size);
+    if (!a) fail(t.name + ": " + a.error().message());
+    v = std::move(*a);
+  }
+  // Illegal positions, once: two pieces on one square, or the side not to move in check.
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::uint64_t c = 0; c < (t.size + kChunk - 1) / kChunk; ++c)
+    for (std::uint64_t idx = c * kChunk; idx < std::min(t.size, (c + 1) * kChunk); ++idx) {
+      const Pos p = decode(t, idx);
+      if (overlapping(t, p)) {
+        t.v[0][idx] = t.v[1][idx] = kIllegal;
+        continue;
+      }
+      if (attacked_by(t, p, p.bk, white)) t.v[white][idx] = kIllegal;
+      if (attacked_by(t, p, p.wk, black)) t.v[black][idx] = kIllegal;
+    }
+  // Captures (into the sub-tables), mates and stalemates. A quiet move is legal where its child
+  // is not marked illegal; one is enough here.
+  sweep(t, kUnknown, kUnknown, [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) {
+    const Pos p = decode(t, idx);
+    bool captures = false, wins = false, draws = false;
+    for_each_capture(t, p, s, [&](int j, std::uint64_t child) {
+      const std::uint8_t x = t.sub[static_cast<std::size_t>(j)]->v[opposite(s)][child];
+      if (x == kIllegal) return;
+      captures = true;
+      wins |= is_loss(x);
+      draws |= x == kDraw;
+    });
+    std::uint8_t x = draws ? kCapDraw : kUnknown;
+    if (wins) {
+      x = win(1);
+    } else {
+      const auto& other = t.v[opposite(s)];
+      const bool quiet = !for_each_quiet(
+          t, idx, p, s, [&](std::uint64_t child) { return load(other[child]) == kIllegal; });
+      if (!quiet && !captures)
+        x = attacked_by(t, p, s == white ? p.wk : p.bk, opposite(s)) ? loss(0) : kDraw;
+      else if (!quiet)
+        x = draws ? kDraw : loss(1);
+    }
+    store(t.v[s][idx], x);
+  });
+  // The parents of mates win in 1, then the parents of losses in 1 (all moves capture into a
+  // lost sub-table) in 2.
+  for (int n = 0; n < 2; ++n)
+    sweep(t, loss(n), loss(n), [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
+      mark_wins(t, idx, decode(t, idx), s, n, k);
+    });
+  const double init = std::chrono::duration<double>(Clock::now() - start).count();
+  // Ply n, one sweep of both sides: a candidate (marked in ply n-1) whose every move reaches a
+  // win in at most n-1 plies loses in n, and its parents win in n+1 at once; the parents of a
+  // win in n become candidates for ply n+1. Within the sweep the codes only move forward: a win
+  // in n is final before the sweep starts, a candidate is resolved by compare-exchange, so a
+  // parent that another thread made a win or a next-ply candidate meanwhile keeps that value.
+  Counts all;
+  int n = 1;
+  for (;; ++n) {
+    if (n + 1 > kMaxWin) fail(t.name + ": a distance beyond this program's byte");
+    const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n),
+                       bound = win(n - 1);
+    const Counts k = sweep(t, now, won, [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
+      const Pos p = decode(t, idx);
+      auto& other = t.v[opposite(s)];
+      if (x == won) {
+        for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
+          ++c.reads;
+          const std::uint8_t y = load(other[parent]);
+          if ((y == kUnknown || y == now) && exchange(other[parent], y, next)) ++c.marked;
+        });
+        return;
+      }
+      const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+        ++c.reads;
+        const std::uint8_t y = load(other[child]);
+        return y == kIllegal || (is_win(y) && y <= bound);
+      });
+      if (!exchange(t.v[s][idx], now, lost ? loss(n) : kUnknown) || !lost) return;
+      ++c.losses;
+      mark_wins(t, idx, p, s, n, c);
+    });
+    all += k;
+    if (verbose)
+      std::printf("  %s ply %d: %llu losses, %llu wins, %llu candidates\n", t.name.c_str(), n,
+                  static_cast<unsigned long long>(k.losses),
+                  static_cast<unsigned long long>(k.wins),
+                  static_cast<unsigned long long>(k.marked));
+    if (n > 1 && k.losses == 0 && k.marked == 0) break;
+  }
+  sweep(t, kUnknown, kCapDraw,
+        [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
+  t.plies = n;
+  t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (verbose)
+    std::printf("  %s: init %.2f s, %d plies %.2f s, %llu table reads in the plies\n",
+                t.name.c_str(), init, n, t.seconds - init,
+                static_cast<unsigned long long>(all.reads));
+}
+
+// ---- materials ------------------------------------------------------------------------------
+struct Piece {
+  PieceType type;
+  Color colour;
+  bool operator<(const Piece& o) const {
+    return colour != o.colour ? colour < o.colour : type < o.type;
+  }
+};
+
+std::string name_of(const std::vector<Piece>& ps) {
+  std::string s[2] = {"K", "K"};
+  for (const Piece& p : ps) s[p.colour] += piece_letter(p.type, white);
+  return s[0] + "v" + s[1];
+}
+
+std::map<std::string, std::unique_ptr<Table>> g_tables;
+
+Table* build(std::vector<Piece> ps, bool top) {
+  std::sort(ps.begin(), ps.end());
+  const std::string name = name_of(ps);
+  if (auto it = g_tables.find(name); it != g_tables.end()) return it->second.get();
+  auto t = std::make_unique<Table>();
+  t->name = name;
+  t->m = static_cast<int>(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    t->type[i] = ps[i].type;
+    t->colour[i] = ps[i].colour;
+  }
+  for (std::size_t j = 0; j < ps.size(); ++j) {
+    auto rest = ps;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(j));
+    t->sub[j] = build(rest, false);
+  }
+  t->size = kKp.pairs.size() << (6 * t->m);
+  solve(*t, top);
+  if (!top)
+    std::printf("sub-table %-8s %13llu slots per side, %6.2f s\n", name.c_str(),
+                static_cast<unsigned long long>(t->size), t->seconds);
+  return g_tables.emplace(name, std::move(t)).first->second.get();
+}
+
+std::optional<std::vector<Piece>> parse(const std::string& s) {
+  const std::size_t v = s.find('v');
+  if (v == std::string::npos || v == 0 || s[0] != 'K' || v + 1 >= s.size() || s[v + 1] != 'K')
+    return std::nullopt;
+  std::vector<Piece> ps;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    if (i == v || i == v + 1) continue;
+    const auto t = piece_type_of(s[i]);
+    if (!t || *t == king || *t == pawn || s[i] != piece_letter(*t, white)) return std::nullopt;
+    ps.push_back({*t, i < v ? white : black});
+  }
+  if (ps.size() > 3) return std::nullopt;
+  return ps;
+}
+
+// Every legal position (every stride-th index) against retra's WDL and DTZ: the plain value
+// must agree with WDL's sign; where retra's WDL is a win or loss within the 50-move rule, DTZ
+// must equal the distance to conversion.
+int check(const Table& t, const retra::probe::Prober& prober, const std::string& db,
+          std::uint64_t stride) {
+  std::uint64_t positions = 0, wrong_value = 0, wrong_dtz = 0, cursed = 0;
+  for (std::uint64_t idx = 0; idx < t.size; idx += stride) {
+    const Pos p = decode(t, idx);
+    for (int s = 0; s < 2; ++s) {
+      const std::uint8_t x = t.v[s][idx];
+      if (x == kIllegal) continue;
+      retra::probe::ChessBoard b;
+      b.white = p.side[white];
+      b.black = p.side[black];
+      b.kings = bit(p.wk) | bit(p.bk);
+      for (int i = 0; i < t.m; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        std::uint64_t* member[] = {&b.kings, &b.queens, &b.rooks, &b.bishops, &b.knights};
+        *member[t.type[u]] |= bit(p.sq[u]);
+      }
+      b.white_to_move = s == white;
+      const retra::probe::ChessValue r = prober.chess(b);
+      if (!r) fail("probe: " + r.message);
+      ++positions;
+      const int mine = is_win(x) ? 1 : is_loss(x) ? -1 : 0;
+      const int theirs = (r.wdl > 0) - (r.wdl < 0);
+      if (mine != theirs) {
+        if (++wrong_value <= 5)
+          std::printf("value differs at index %llu, %s to move: retra wdl %d dtz %d, sweep %d\n",
+                      static_cast<unsigned long long>(idx), s == white ? "white" : "black", r.wdl,
+                      r.dtz, static_cast<int>(x));
+        continue;
+      }
+      if (r.wdl == 1 || r.wdl == -1) {
+        ++cursed;
+        continue;
+      }
+      const int dtc = distance(x);
+      if (r.wdl != 0 && r.dtz != dtc && ++wrong_dtz <= 5)
+        std::printf("DTZ differs at index %llu, %s to move: retra %d, sweep %d\n",
+                    static_cast<unsigned long long>(idx), s == white ? "white" : "black", r.dtz,
+                    dtc);
+    }
+  }
+  std::printf(
+      "check against %s: %llu positions, %llu values differ, %llu DTZ differ, %llu in "
+      "50-move classes (value compared only)\n",
+      db.c_str(), static_cast<unsigned long long>(positions),
+      static_cast<unsigned long long>(wrong_value), static_cast<unsigned long long>(wrong_dtz),
+      static_cast<unsigned long long>(cursed));
+  return wrong_value == 0 && wrong_dtz == 0 && positions > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: chess_sweep MATERIAL [--threads N] [--check DB] [--stride K]\n"
+                 "  MATERIAL: a pawnless table of 3-5 pieces, e.g. KQRvKR\n");
+    return 2;
+  }
+  std::string db;
+  std::uint64_t stride = 1;
+  if (argc % 2 != 0) {
+    std::fprintf(stderr, "chess_sweep: every option takes a value\n");
+    return 2;
+  }
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    const long value = std::strtol(argv[i + 1], nullptr, 10);
+    if (a == "--threads" && value >= 1 && value <= 1024) {
+      omp_set_num_threads(static_cast<int>(value));
+    } else if (a == "--check") {
+      db = argv[i + 1];
+    } else if (a == "--stride" && value >= 1) {
+      stride = static_cast<std::uint64_t>(value);
+    } else {
+      std::fprintf(stderr, "chess_sweep: bad option %s %s\n", a.c_str(), argv[i + 1]);
+      return 2;
+    }
+  }
+  const auto ps = parse(argv[1]);
+  if (!ps) {
+    std::fprintf(stderr, "chess_sweep: '%s' is not a pawnless material of 3-5 pieces (KQRvKR)\n",
+                 argv[1]);
+    return 2;
+  }
+  if (kKp.pairs.size() != 462) fail("king pairs: " + std::to_string(kKp.pairs.size()));
+  std::unique_ptr<retra::probe::Prober> prober;  // opened first: a bad path fails at once
+  if (!db.empty()) {
+    retra::probe::Options opt;
+    opt.cache_bytes = std::size_t{1} << 30;  // a 5-piece table's blocks stay decompressed
+    retra::probe::Value err;
+    prober = retra::probe::Prober::open(db, opt, &err);
+    if (!prober) fail(err.message);
+  }
+  const Table& t = *build(*ps, true);
+  std::uint64_t legal = 0, wins = 0, losses = 0;
+  int longest = 0;
+  for (int s = 0; s < 2; ++s)
+    for (std::uint8_t x : t.v[s].span()) {
+      legal += x != kIllegal;
+      wins += is_win(x);
+      losses += is_loss(x);
+      longest = std::max(longest, std::abs(distance(x)));
+    }
+  std::printf(
+      "%s: %d threads, %llu slots, %llu legal (%llu wins, %llu losses), longest %d "
+      "plies, %d plies swept, %.2f s\n",
+      t.name.c_str(), omp_get_max_threads(), static_cast<unsigned long long>(2 * t.size),
+      static_cast<unsigned long long>(legal), static_cast<unsigned long long>(wins),
+      static_cast<unsigned long long>(losses), longest, t.plies, t.seconds);
+  return prober ? check(t, *prober, db, stride) : 0;
+}
