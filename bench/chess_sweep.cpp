@@ -317,7 +317,10 @@ void solve(Table& t, bool verbose) {
     if (!a) fail(t.name + ": " + a.error().message());
     v = std::move(*a);
   }
-  // Illegal positions, once: two pieces on one square, or the side not to move in check.
+  // Illegal positions, once: two pieces on one square, or the side not to move in check. The
+  // side to move in check is noted too (a code the plies use for candidates), since only there
+  // can a position without moves be a mate.
+  constexpr std::uint8_t kInCheck = candidate(0);
 #pragma omp parallel for schedule(dynamic, 4)
   for (std::uint64_t c = 0; c < (t.size + kChunk - 1) / kChunk; ++c)
     for (std::uint64_t idx = c * kChunk; idx < std::min(t.size, (c + 1) * kChunk); ++idx) {
@@ -326,12 +329,17 @@ void solve(Table& t, bool verbose) {
         t.v[0][idx] = t.v[1][idx] = kIllegal;
         continue;
       }
-      if (attacked_by(t, p, p.bk, white)) t.v[white][idx] = kIllegal;
-      if (attacked_by(t, p, p.wk, black)) t.v[black][idx] = kIllegal;
+      const bool white_checked = attacked_by(t, p, p.wk, black);
+      const bool black_checked = attacked_by(t, p, p.bk, white);
+      t.v[white][idx] = black_checked ? kIllegal : white_checked ? kInCheck : kUnknown;
+      t.v[black][idx] = white_checked ? kIllegal : black_checked ? kInCheck : kUnknown;
     }
-  // Captures (into the sub-tables), mates and stalemates. A quiet move is legal where its child
-  // is not marked illegal; one is enough here.
-  sweep(t, kUnknown, kUnknown, [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) {
+  // Captures, into the sub-tables: one into a lost position wins in 1; one into a draw keeps the
+  // position from losing; if every capture loses, the position is a candidate for ply 1, which
+  // finds it lost in 1 if it has no legal quiet move. No position tests its quiet moves here but
+  // one in check without a legal capture (mate or not). A stalemate is never reached by an
+  // unmove from a child, so it stays unknown and ends a draw.
+  sweep(t, kUnknown, kInCheck, [&](Color s, std::uint64_t idx, std::uint8_t checked, Counts&) {
     const Pos p = decode(t, idx);
     bool captures = false, wins = false, draws = false;
     for_each_capture(t, p, s, [&](int j, std::uint64_t child) {
@@ -341,26 +349,19 @@ void solve(Table& t, bool verbose) {
       wins |= is_loss(x);
       draws |= x == kDraw;
     });
-    std::uint8_t x = draws ? kCapDraw : kUnknown;
-    if (wins) {
-      x = win(1);
-    } else {
+    std::uint8_t x = wins ? win(1) : draws ? kCapDraw : captures ? candidate(1) : kUnknown;
+    if (checked == kInCheck && !captures) {
       const auto& other = t.v[opposite(s)];
-      const bool quiet = !for_each_quiet(
+      const bool moves = !for_each_quiet(
           t, idx, p, s, [&](std::uint64_t child) { return load(other[child]) == kIllegal; });
-      if (!quiet && !captures)
-        x = attacked_by(t, p, s == white ? p.wk : p.bk, opposite(s)) ? loss(0) : kDraw;
-      else if (!quiet)
-        x = draws ? kDraw : loss(1);
+      if (!moves) x = loss(0);
     }
     store(t.v[s][idx], x);
   });
-  // The parents of mates win in 1, then the parents of losses in 1 (all moves capture into a
-  // lost sub-table) in 2.
-  for (int n = 0; n < 2; ++n)
-    sweep(t, loss(n), loss(n), [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
-      mark_wins(t, idx, decode(t, idx), s, n, k);
-    });
+  // The parents of mates win in 1.
+  sweep(t, loss(0), loss(0), [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
+    mark_wins(t, idx, decode(t, idx), s, 0, k);
+  });
   const double init = std::chrono::duration<double>(Clock::now() - start).count();
   // Ply n, one sweep of both sides: a candidate (marked in ply n-1) whose every move reaches a
   // win in at most n-1 plies loses in n, and its parents win in n+1 at once; the parents of a
