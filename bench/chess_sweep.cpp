@@ -118,13 +118,21 @@ struct Table {
   int m = 0;  // pieces besides the kings
   std::array<PieceType, 3> type{};
   std::array<Color, 3> colour{};
-  std::uint64_t size = 0;                // per side
+  std::uint64_t size = 0;  // per side
+  // The arrays hold whole 8-byte words for the sweeps' scan: KvK's 462 entries get 2 more,
+  // marked illegal, so no sweep ever acts on them.
+  std::uint64_t padded() const { return (size + 7) & ~std::uint64_t{7}; }
   retra::LargeArray<std::uint8_t> v[2];  // [side to move][index], on huge pages where granted
   std::array<Table*, 3> sub{};           // the table after piece j is captured
   double seconds = 0;
   int plies = 0;
 
   int shift(int i) const { return 6 * (m - 1 - i); }
+  // The index after piece i (not a king) moves from one square to another: a difference.
+  std::uint64_t moved(std::uint64_t idx, int i, int from, int to) const {
+    return idx + (static_cast<std::uint64_t>(to) << shift(i)) -
+           (static_cast<std::uint64_t>(from) << shift(i));
+  }
   // The index of kings wk, bk and pieces sq[0..m) (in this table's order), any orientation.
   std::uint64_t index(int wk, int bk, const int* sq) const {
     const auto p = static_cast<std::size_t>(wk * 64 + bk);
@@ -176,9 +184,7 @@ bool for_each_quiet(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&
     const auto u = static_cast<std::size_t>(i);
     if (t.colour[u] != s) continue;
     for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & ~p.occ; q; q &= q - 1)
-      if (!f(idx + (static_cast<std::uint64_t>(std::countr_zero(q)) << t.shift(i)) -
-             (static_cast<std::uint64_t>(p.sq[u]) << t.shift(i))))
-        return false;
+      if (!f(t.moved(idx, i, p.sq[u], std::countr_zero(q)))) return false;
   }
   const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
   for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
@@ -226,8 +232,7 @@ void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F
     const auto u = static_cast<std::size_t>(i);
     if (t.colour[u] != mover) continue;
     for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & ~p.occ; q; q &= q - 1)
-      f(idx + (static_cast<std::uint64_t>(std::countr_zero(q)) << t.shift(i)) -
-        (static_cast<std::uint64_t>(p.sq[u]) << t.shift(i)));
+      f(t.moved(idx, i, p.sq[u], std::countr_zero(q)));
   }
   // A king unmove can turn the board. Where both kings end on the a1-h8 diagonal the parent
   // has two indices (mirror images); both are reported, or one of them would never be reached.
@@ -267,14 +272,14 @@ struct Counts {
 template <class Body>
 Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  const std::uint64_t chunks = (t.size + kChunk - 1) / kChunk;
+  const std::uint64_t size = t.padded(), chunks = (size + kChunk - 1) / kChunk;
   Counts total;
 #pragma omp declare reduction(add:Counts : omp_out += omp_in)
 #pragma omp parallel for schedule(dynamic, 4) reduction(add : total)
   for (std::uint64_t c = 0; c < 2 * chunks; ++c) {
     const auto s = static_cast<Color>(c / chunks);
     auto& v = t.v[s];
-    const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(t.size, lo + kChunk);
+    const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(size, lo + kChunk);
     for (std::uint64_t w = lo; w < hi; w += 8) {
       const std::uint64_t word = std::atomic_ref<const std::uint64_t>(
                                      *reinterpret_cast<const std::uint64_t*>(v.data() + w))
@@ -309,13 +314,14 @@ void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts
   });
 }
 
-// Builds t's values, its sub-tables already built. The table sizes are multiples of 8 (64^m).
+// Builds t's values, its sub-tables already built.
 void solve(Table& t, bool verbose) {
   const auto start = Clock::now();
   for (auto& v : t.v) {  // zeroed: every value unknown
-    auto a = retra::LargeArray<std::uint8_t>::allocate(t.size);
+    auto a = retra::LargeArray<std::uint8_t>::allocate(t.padded());
     if (!a) fail(t.name + ": " + a.error().message());
     v = std::move(*a);
+    for (std::uint64_t idx = t.size; idx < t.padded(); ++idx) v[idx] = kIllegal;
   }
   // Illegal positions, once: two pieces on one square, or the side not to move in check. The
   // side to move in check is noted too (a code the plies use for candidates), since only there
