@@ -111,6 +111,10 @@ bool exchange(std::uint8_t& v, std::uint8_t from, std::uint8_t to) {
 }
 
 // ---- tables ---------------------------------------------------------------------------------
+// The sweeps hand out work in chunks of this many indices of one side's table; a chunk is also
+// the unit of the flags that let a ply skip the chunks where it has nothing to do.
+constexpr std::uint64_t kChunk = 1 << 14;
+
 // Index: king pair (0..461) * 64^m + the other pieces' squares, 6 bits each, white's pieces
 // first, each side's by type (Q R B N), the first piece in the highest bits.
 struct Table {
@@ -124,9 +128,19 @@ struct Table {
   std::uint64_t padded() const { return (size + 7) & ~std::uint64_t{7}; }
   retra::LargeArray<std::uint8_t> v[2];  // [side to move][index], on huge pages where granted
   std::array<Table*, 3> sub{};           // the table after piece j is captured
+  // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
+  // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
+  // clears active[n & 1], so ply n's writes and reads never meet in one array.
+  std::vector<std::uint8_t> active[2];
   double seconds = 0;
   int plies = 0;
 
+  std::uint64_t chunks() const { return (padded() + kChunk - 1) / kChunk; }
+  // Notes that index idx of side s's table now holds a value ply n must act on.
+  void activate(int n, Color s, std::uint64_t idx) {
+    auto& flag = active[n & 1][static_cast<std::size_t>(s * chunks() + idx / kChunk)];
+    if (!load(flag)) store(flag, 1);  // read first: a flag set once stays in every core's cache
+  }
   int shift(int i) const { return 6 * (m - 1 - i); }
   // The index after piece i (not a king) moves from one square to another: a difference.
   std::uint64_t moved(std::uint64_t idx, int i, int from, int to) const {
@@ -252,8 +266,6 @@ void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F
   }
 }
 
-constexpr std::uint64_t kChunk = 1 << 14;
-
 struct Counts {
   std::uint64_t wins = 0, losses = 0, marked = 0, reads = 0;
   Counts& operator+=(const Counts& o) {
@@ -269,14 +281,18 @@ struct Counts {
 // b, in parallel. Eight values are tested at once (a word with a zero byte where one matches);
 // the words are read with relaxed atomic loads, since other threads write single bytes of the
 // same tables, and body is handed the byte as read again.
+// Where `active` is given, only the chunks it flags are read (a chunk flag per side and chunk,
+// side-major: Table::chunk).
 template <class Body>
-Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body) {
+Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
+             const std::uint8_t* active = nullptr) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  const std::uint64_t size = t.padded(), chunks = (size + kChunk - 1) / kChunk;
+  const std::uint64_t size = t.padded(), chunks = t.chunks();
   Counts total;
 #pragma omp declare reduction(add:Counts : omp_out += omp_in)
 #pragma omp parallel for schedule(dynamic, 4) reduction(add : total)
   for (std::uint64_t c = 0; c < 2 * chunks; ++c) {
+    if (active && !load(active[c])) continue;
     const auto s = static_cast<Color>(c / chunks);
     auto& v = t.v[s];
     const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(size, lo + kChunk);
@@ -309,6 +325,7 @@ void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts
     const std::uint8_t x = load(parents[parent]);
     if (x == kUnknown || x == kCapDraw || x == candidate(0) || x == candidate(1)) {
       store(parents[parent], won);
+      t.activate(n + 1, opposite(s), parent);
       ++k.wins;
     }
   });
@@ -323,6 +340,8 @@ void solve(Table& t, bool verbose) {
     v = std::move(*a);
     for (std::uint64_t idx = t.size; idx < t.padded(); ++idx) v[idx] = kIllegal;
   }
+  t.active[0].assign(2 * t.chunks(), 0);
+  t.active[1].assign(2 * t.chunks(), 1);  // ply 1 reads everything the captures marked
   // Illegal positions, once: two pieces on one square, or the side not to move in check. The
   // side to move in check is noted too (a code the plies use for candidates), since only there
   // can a position without moves be a mate.
@@ -340,6 +359,7 @@ void solve(Table& t, bool verbose) {
       t.v[white][idx] = black_checked ? kIllegal : white_checked ? kInCheck : kUnknown;
       t.v[black][idx] = white_checked ? kIllegal : black_checked ? kInCheck : kUnknown;
     }
+  const double illegal = std::chrono::duration<double>(Clock::now() - start).count();
   // Captures, into the sub-tables: one into a lost position wins in 1; one into a draw keeps the
   // position from losing; if every capture loses, the position is a candidate for ply 1, which
   // finds it lost in 1 if it has no legal quiet move. No position tests its quiet moves here but
@@ -364,6 +384,7 @@ void solve(Table& t, bool verbose) {
     }
     store(t.v[s][idx], x);
   });
+  const double captures = std::chrono::duration<double>(Clock::now() - start).count();
   // The parents of mates win in 1.
   sweep(t, loss(0), loss(0), [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
     mark_wins(t, idx, decode(t, idx), s, 0, k);
@@ -380,26 +401,33 @@ void solve(Table& t, bool verbose) {
     if (n + 1 > kMaxWin) fail(t.name + ": a distance beyond this program's byte");
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n),
                        bound = win(n - 1);
-    const Counts k = sweep(t, now, won, [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
-      const Pos p = decode(t, idx);
-      auto& other = t.v[opposite(s)];
-      if (x == won) {
-        for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
-          ++c.reads;
-          const std::uint8_t y = load(other[parent]);
-          if ((y == kUnknown || y == now) && exchange(other[parent], y, next)) ++c.marked;
-        });
-        return;
-      }
-      const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
-        ++c.reads;
-        const std::uint8_t y = load(other[child]);
-        return y == kIllegal || (is_win(y) && y <= bound);
-      });
-      if (!exchange(t.v[s][idx], now, lost ? loss(n) : kUnknown) || !lost) return;
-      ++c.losses;
-      mark_wins(t, idx, p, s, n, c);
-    });
+    const Counts k = sweep(
+        t, now, won,
+        [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
+          const Pos p = decode(t, idx);
+          auto& other = t.v[opposite(s)];
+          if (x == won) {
+            for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
+              ++c.reads;
+              const std::uint8_t y = load(other[parent]);
+              if ((y == kUnknown || y == now) && exchange(other[parent], y, next)) {
+                t.activate(n + 1, opposite(s), parent);
+                ++c.marked;
+              }
+            });
+            return;
+          }
+          const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+            ++c.reads;
+            const std::uint8_t y = load(other[child]);
+            return y == kIllegal || (is_win(y) && y <= bound);
+          });
+          if (!exchange(t.v[s][idx], now, lost ? loss(n) : kUnknown) || !lost) return;
+          ++c.losses;
+          mark_wins(t, idx, p, s, n, c);
+        },
+        t.active[n & 1].data());
+    std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
     all += k;
     if (verbose)
       std::printf("  %s ply %d: %llu losses, %llu wins, %llu candidates\n", t.name.c_str(), n,
@@ -413,9 +441,11 @@ void solve(Table& t, bool verbose) {
   t.plies = n;
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (verbose)
-    std::printf("  %s: init %.2f s, %d plies %.2f s, %llu table reads in the plies\n",
-                t.name.c_str(), init, n, t.seconds - init,
-                static_cast<unsigned long long>(all.reads));
+    std::printf(
+        "  %s: init %.2f s (illegal %.2f, captures %.2f, mates %.2f), %d plies %.2f s, %llu "
+        "table reads in the plies\n",
+        t.name.c_str(), init, illegal, captures - illegal, init - captures, n, t.seconds - init,
+        static_cast<unsigned long long>(all.reads));
 }
 
 // ---- materials ------------------------------------------------------------------------------
