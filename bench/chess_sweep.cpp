@@ -159,6 +159,7 @@ struct Table {
 };
 
 struct Pos {
+  std::uint64_t kings;  // the king pair's class, 0..461
   int wk, bk;
   std::array<int, 3> sq;
   Bitboard occ, side[2];
@@ -166,7 +167,8 @@ struct Pos {
 
 Pos decode(const Table& t, std::uint64_t idx) {
   Pos p{};
-  const auto& kp = kKp.pairs[static_cast<std::size_t>(idx >> (6 * t.m))];
+  p.kings = idx >> (6 * t.m);
+  const auto& kp = kKp.pairs[static_cast<std::size_t>(p.kings)];
   p.wk = kp.first;
   p.bk = kp.second;
   p.side[white] = bit(p.wk);
@@ -178,17 +180,6 @@ Pos decode(const Table& t, std::uint64_t idx) {
   p.occ = p.side[white] | p.side[black];
   return p;
 }
-bool overlapping(const Table& t, const Pos& p) { return std::popcount(p.occ) != t.m + 2; }
-
-bool attacked_by(const Table& t, const Pos& p, int target, Color by) {
-  if (king_attacks(by == white ? p.wk : p.bk) & bit(target)) return true;
-  for (int i = 0; i < t.m; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (t.colour[u] == by && (attacks(t.type[u], p.sq[u], p.occ) & bit(target))) return true;
-  }
-  return false;
-}
-
 // Calls f(child index) for every quiet move (to an empty square) of side s, the child in the
 // other side's table, until f returns false; returns whether it went through all of them. King
 // moves next to the other king have no index and are not generated (they are illegal).
@@ -207,33 +198,6 @@ bool for_each_quiet(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&
       return false;
   }
   return true;
-}
-
-// Calls c(j, child index in sub[j]) for every capture of piece j by side s (the side not to move
-// is never in check here, so its king is not among the targets).
-template <class C>
-void for_each_capture(const Table& t, const Pos& p, Color s, C&& c) {
-  const Bitboard theirs = p.side[opposite(s)];
-  auto capture = [&](int i, int b, int wk, int bk) {
-    int j = 0;
-    while (p.sq[static_cast<std::size_t>(j)] != b) ++j;
-    std::array<int, 3> rest{};
-    for (int k = 0, r = 0; k < t.m; ++k)
-      if (k != j)
-        rest[static_cast<std::size_t>(r++)] = k == i ? b : p.sq[static_cast<std::size_t>(k)];
-    c(j, t.sub[static_cast<std::size_t>(j)]->index(wk, bk, rest.data()));
-  };
-  for (int i = 0; i < t.m; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (t.colour[u] != s) continue;
-    for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & theirs; q; q &= q - 1)
-      capture(i, std::countr_zero(q), p.wk, p.bk);
-  }
-  const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
-  for (Bitboard q = king_attacks(k) & theirs & ~king_attacks(other); q; q &= q - 1) {
-    const int b = std::countr_zero(q);
-    capture(-1, b, s == white ? b : p.wk, s == white ? p.bk : b);
-  }
 }
 
 // Calls f(parent index) for every quiet unmove of the side that just moved (not s), the parent
@@ -344,46 +308,157 @@ void solve(Table& t, bool verbose) {
   t.active[1].assign(2 * t.chunks(), 1);  // ply 1 reads everything the captures marked
   // Illegal positions, once: two pieces on one square, or the side not to move in check. The
   // side to move in check is noted too (a code the plies use for candidates), since only there
-  // can a position without moves be a mate.
+  // can a position without moves be a mate. The indices come in runs of 64 in which only the
+  // last piece moves, so what the other pieces attack is worked out once per run: the last piece
+  // can only give a check itself or stand between a checker and the king.
   constexpr std::uint8_t kInCheck = candidate(0);
-#pragma omp parallel for schedule(dynamic, 4)
-  for (std::uint64_t c = 0; c < (t.size + kChunk - 1) / kChunk; ++c)
-    for (std::uint64_t idx = c * kChunk; idx < std::min(t.size, (c + 1) * kChunk); ++idx) {
-      const Pos p = decode(t, idx);
-      if (overlapping(t, p)) {
-        t.v[0][idx] = t.v[1][idx] = kIllegal;
+  auto mark = [&](std::uint64_t idx, bool white_checked, bool black_checked) {
+    t.v[white][idx] = black_checked ? kIllegal : white_checked ? kInCheck : kUnknown;
+    t.v[black][idx] = white_checked ? kIllegal : black_checked ? kInCheck : kUnknown;
+  };
+  if (t.m == 0) {
+    for (std::uint64_t idx = 0; idx < t.size; ++idx) mark(idx, false, false);
+  } else {
+    const auto last = static_cast<std::size_t>(t.m - 1);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::uint64_t base = 0; base < t.size; base += 64) {
+      const Pos p = decode(t, base);
+      Bitboard occ = bit(p.wk) | bit(p.bk);  // without the last piece
+      for (std::size_t i = 0; i < last; ++i) occ |= bit(p.sq[i]);
+      if (std::popcount(occ) != t.m + 1) {
+        for (std::uint64_t idx = base; idx < base + 64; ++idx) t.v[0][idx] = t.v[1][idx] = kIllegal;
         continue;
       }
-      const bool white_checked = attacked_by(t, p, p.wk, black);
-      const bool black_checked = attacked_by(t, p, p.bk, white);
-      t.v[white][idx] = black_checked ? kIllegal : white_checked ? kInCheck : kUnknown;
-      t.v[black][idx] = white_checked ? kIllegal : black_checked ? kInCheck : kUnknown;
+      // Per attacking side: whether another piece checks, and the squares that block every such
+      // check (none where a knight checks, or two pieces do).
+      std::array<bool, 2> checks{};
+      std::array<Bitboard, 2> block{~Bitboard{0}, ~Bitboard{0}};
+      std::array<int, 2> target{p.bk, p.wk};
+      for (std::size_t i = 0; i < last; ++i) {
+        const Color by = t.colour[i];
+        if (!attacks_square(t.type[i], by, p.sq[i], target[by], occ)) continue;
+        checks[by] = true;
+        block[by] &= between(p.sq[i], target[by]);
+      }
+      const Color lc = t.colour[last];
+      for (int q = 0; q < 64; ++q) {
+        const auto idx = base + static_cast<std::uint64_t>(q);
+        if (occ & bit(q)) {
+          t.v[0][idx] = t.v[1][idx] = kIllegal;
+          continue;
+        }
+        std::array<bool, 2> check{checks[0] && !(block[0] & bit(q)),
+                                  checks[1] && !(block[1] & bit(q))};
+        check[lc] = check[lc] || attacks_square(t.type[last], lc, q, target[lc], occ);
+        mark(idx, check[black], check[white]);
+      }
     }
+  }
   const double illegal = std::chrono::duration<double>(Clock::now() - start).count();
   // Captures, into the sub-tables: one into a lost position wins in 1; one into a draw keeps the
   // position from losing; if every capture loses, the position is a candidate for ply 1, which
   // finds it lost in 1 if it has no legal quiet move. No position tests its quiet moves here but
   // one in check without a legal capture (mate or not). A stalemate is never reached by an
   // unmove from a child, so it stays unknown and ends a draw.
-  sweep(t, kUnknown, kInCheck, [&](Color s, std::uint64_t idx, std::uint8_t checked, Counts&) {
-    const Pos p = decode(t, idx);
-    bool captures = false, wins = false, draws = false;
-    for_each_capture(t, p, s, [&](int j, std::uint64_t child) {
-      const std::uint8_t x = t.sub[static_cast<std::size_t>(j)]->v[opposite(s)][child];
-      if (x == kIllegal) return;
-      captures = true;
-      wins |= is_loss(x);
-      draws |= x == kDraw;
-    });
-    std::uint8_t x = wins ? win(1) : draws ? kCapDraw : captures ? candidate(1) : kUnknown;
-    if (checked == kInCheck && !captures) {
-      const auto& other = t.v[opposite(s)];
-      const bool moves = !for_each_quiet(
-          t, idx, p, s, [&](std::uint64_t child) { return load(other[child]) == kIllegal; });
-      if (!moves) x = loss(0);
+  // Run by run again (KvK has no captures and no checks): a capture between two of the other
+  // pieces is found once per run, and its 64 children are one run of the sub-table, since the
+  // last piece stays last there; only captures of or by the last piece, and by a king (which
+  // can turn the board), are worked out square by square.
+  if (t.m > 0) {
+    const auto last = static_cast<std::size_t>(t.m - 1);
+    // The index in sub[j] of this table's position with piece j gone and the others on sq.
+    auto sub_index = [&](std::size_t j, std::uint64_t kings, const std::array<int, 3>& sq) {
+      std::uint64_t child = kings;
+      for (std::size_t k = 0; k <= last; ++k)
+        if (k != j) child = child << 6 | static_cast<std::uint64_t>(sq[k]);
+      return child;
+    };
+    auto king_capture = [&](std::size_t j, const Pos& p, Color s, int to, std::array<int, 3> sq) {
+      std::array<int, 3> rest{};
+      for (std::size_t k = 0, r = 0; k <= last; ++k)
+        if (k != j) rest[r++] = sq[k];
+      return t.sub[j]->index(s == white ? to : p.wk, s == white ? p.bk : to, rest.data());
+    };
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::uint64_t base = 0; base < t.size; base += 64) {
+      Pos p = decode(t, base);
+      p.side[white] = bit(p.wk);  // without the last piece
+      p.side[black] = bit(p.bk);
+      for (std::size_t i = 0; i < last; ++i) p.side[t.colour[i]] |= bit(p.sq[i]);
+      const Bitboard occ = p.side[white] | p.side[black];
+      if (std::popcount(occ) != t.m + 1) continue;
+      const Color lc = t.colour[last];
+      for (const Color s : {white, black}) {
+        const Color o = opposite(s);
+        const int king = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
+        const Bitboard reach = king_attacks(king) & ~king_attacks(other);
+        // Captures between the other pieces: a child run, and the squares of the last piece
+        // that block the capture.
+        std::array<std::pair<const std::uint8_t*, Bitboard>, 4> runs{};
+        std::array<std::size_t, 3> by_king{};  // pieces the king can take
+        std::size_t nr = 0, nk = 0;
+        for (std::size_t j = 0; j < last; ++j) {
+          if (t.colour[j] != o) continue;
+          const std::uint8_t* child = t.sub[j]->v[o].data();
+          for (std::size_t i = 0; i < last; ++i) {
+            if (t.colour[i] != s || !attacks_square(t.type[i], s, p.sq[i], p.sq[j], occ)) continue;
+            std::array<int, 3> sq = p.sq;
+            sq[i] = sq[j];
+            sq[last] = 0;
+            runs[nr++] = {child + sub_index(j, p.kings, sq), between(p.sq[i], p.sq[j])};
+          }
+          if (reach & bit(p.sq[j])) by_king[nk++] = j;
+        }
+        auto& v = t.v[s];
+        for (int q = 0; q < 64; ++q) {
+          const auto idx = base + static_cast<std::uint64_t>(q);
+          const std::uint8_t checked = v[idx];
+          if (checked == kIllegal) continue;
+          bool captures = false, wins = false, draws = false;
+          auto see = [&](std::uint8_t x) {
+            if (x == kIllegal) return;
+            captures = true;
+            wins |= is_loss(x);
+            draws |= x == kDraw;
+          };
+          for (std::size_t r = 0; r < nr; ++r)
+            if (!(runs[r].second & bit(q))) see(runs[r].first[q]);
+          p.sq[last] = q;
+          for (std::size_t k = 0; k < nk; ++k)
+            see(t.sub[by_king[k]]->v[o][king_capture(by_king[k], p, s, p.sq[by_king[k]], p.sq)]);
+          if (lc == o) {  // the last piece taken, by a piece or the king
+            const auto& child = t.sub[last]->v[o];
+            for (std::size_t i = 0; i < last; ++i) {
+              if (t.colour[i] != s || !attacks_square(t.type[i], s, p.sq[i], q, occ)) continue;
+              std::array<int, 3> sq = p.sq;
+              sq[i] = q;
+              see(child[sub_index(last, p.kings, sq)]);
+            }
+            if (reach & bit(q)) see(child[king_capture(last, p, s, q, p.sq)]);
+          } else {  // the last piece takes
+            for (std::size_t j = 0; j < last; ++j) {
+              if (t.colour[j] != o || !attacks_square(t.type[last], s, q, p.sq[j], occ)) continue;
+              std::array<int, 3> sq = p.sq;
+              sq[last] = sq[j];
+              see(t.sub[j]->v[o][sub_index(j, p.kings, sq)]);
+            }
+          }
+          std::uint8_t x = wins ? win(1) : draws ? kCapDraw : captures ? candidate(1) : kUnknown;
+          if (checked == kInCheck && !captures) {
+            Pos here = p;
+            here.occ = occ | bit(q);
+            here.side[lc] |= bit(q);
+            const auto& next = t.v[o];
+            const bool moves = !for_each_quiet(t, idx, here, s, [&](std::uint64_t child) {
+              return load(next[child]) == kIllegal;
+            });
+            if (!moves) x = loss(0);
+          }
+          v[idx] = x;
+        }
+      }
     }
-    store(t.v[s][idx], x);
-  });
+  }
   const double captures = std::chrono::duration<double>(Clock::now() - start).count();
   // The parents of mates win in 1.
   sweep(t, loss(0), loss(0), [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
