@@ -156,6 +156,14 @@ struct Table {
       idx = idx << 6 | kKp.image[static_cast<std::size_t>(t * 64 + sq[i])];
     return idx;
   }
+  // The index after a king moves (the kings now on wk, bk) from idx, whose pieces are on sq:
+  // where the new pair needs no turn of the board, as it mostly does not, the pieces' bits stay.
+  std::uint64_t king_moved(std::uint64_t idx, int wk, int bk, const int* sq) const {
+    const auto p = static_cast<std::size_t>(wk * 64 + bk);
+    if (kKp.sym[p] != 0) return index(wk, bk, sq);
+    return static_cast<std::uint64_t>(kKp.index[p]) << (6 * m) |
+           (idx & ((std::uint64_t{1} << (6 * m)) - 1));
+  }
 };
 
 struct Pos {
@@ -194,7 +202,8 @@ bool for_each_quiet(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&
   const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
   for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
     const int b = std::countr_zero(q);
-    if (!f(s == white ? t.index(b, p.bk, p.sq.data()) : t.index(p.wk, b, p.sq.data())))
+    if (!f(s == white ? t.king_moved(idx, b, p.bk, p.sq.data())
+                      : t.king_moved(idx, p.wk, b, p.sq.data())))
       return false;
   }
   return true;
@@ -218,7 +227,7 @@ void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F
   for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
     const int b = std::countr_zero(q);
     const int wk = mover == white ? b : p.wk, bk = mover == white ? p.bk : b;
-    const std::uint64_t parent = t.index(wk, bk, p.sq.data());
+    const std::uint64_t parent = t.king_moved(idx, wk, bk, p.sq.data());
     f(parent);
     const auto& kp = kKp.pairs[static_cast<std::size_t>(parent >> (6 * t.m))];
     if (file_of(kp.first) == rank_of(kp.first) && file_of(kp.second) == rank_of(kp.second)) {
