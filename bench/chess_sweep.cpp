@@ -4,13 +4,15 @@
 // difference; illegal positions are marked once, so no move or unmove tests legality; there are
 // no counters: the parents of a win become loss candidates, and a candidate is checked by
 // generating its moves forward and reading the other side's table; every ply is one sweep of
-// both sides' tables. It computes the plain game value and the distance to conversion (capture
+// both sides' tables (of the chunks where it has work), and beyond Syzygy's design a side's wins
+// are pulled from its open positions instead of pushed from the other side's losses where that
+// reads less. It computes the plain game value and the distance to conversion (capture
 // or mate: DTZ wherever the 50-move rule changes nothing), with sub-tables it builds itself in
 // memory. A measurement, not product code: no 50-move classes, no files, pawnless materials of
 // 3-5 pieces, distances up to 125 plies. `--check DB` compares every legal position (or every
 // K-th index with --stride K) with retra's tables, exit 1 on any difference.
 // Thread safety: one build at a time; OpenMP threads inside a sweep write single bytes with
-// relaxed atomics, and the one write that can meet another thread's is a compare-exchange.
+// relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
 //
 // Usage: chess_sweep MATERIAL [--threads N] [--check DB] [--stride K]
 #include <omp.h>
@@ -240,33 +242,43 @@ void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F
 }
 
 struct Counts {
-  std::uint64_t wins = 0, losses = 0, marked = 0, reads = 0;
+  // wins, losses and new candidates by the side to move in the position written
+  std::array<std::uint64_t, 2> wins{}, losses{}, marked{};
+  std::uint64_t reads = 0;
+  std::uint64_t all_losses() const { return losses[0] + losses[1]; }
+  std::uint64_t all_marked() const { return marked[0] + marked[1]; }
   Counts& operator+=(const Counts& o) {
-    wins += o.wins;
-    losses += o.losses;
-    marked += o.marked;
+    for (int s = 0; s < 2; ++s) {
+      wins[s] += o.wins[s];
+      losses[s] += o.losses[s];
+      marked[s] += o.marked[s];
+    }
     reads += o.reads;
     return *this;
   }
 };
 
+// Whether a position is still open: unknown, or a candidate of either ply.
+constexpr bool is_open(std::uint8_t v) { return v == 0 || (v >= 3 && v <= 5); }
+
 // Calls body(side, index, value, counts) for every index of both sides' tables whose value is a or
-// b, in parallel. Eight values are tested at once (a word with a zero byte where one matches);
-// the words are read with relaxed atomic loads, since other threads write single bytes of the
-// same tables, and body is handed the byte as read again.
-// Where `active` is given, only the chunks it flags are read (a chunk flag per side and chunk,
-// side-major: Table::chunk).
+// b, or, on a side whose `open` is set, whose value is open; in parallel. Eight values are tested
+// at once (a word with a zero byte where one matches, or one below 6 for the open values); the
+// words are read with relaxed atomic loads, since other threads write single bytes of the same
+// tables, and body is handed the byte as read again. Where `active` is given, only the chunks it
+// flags are read (a flag per side and chunk, side-major, as Table::activate sets them), but on an
+// open side every chunk.
 template <class Body>
 Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
-             const std::uint8_t* active = nullptr) {
+             const std::uint8_t* active = nullptr, std::array<bool, 2> open = {}) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   const std::uint64_t size = t.padded(), chunks = t.chunks();
   Counts total;
 #pragma omp declare reduction(add:Counts : omp_out += omp_in)
 #pragma omp parallel for schedule(dynamic, 4) reduction(add : total)
   for (std::uint64_t c = 0; c < 2 * chunks; ++c) {
-    if (active && !load(active[c])) continue;
     const auto s = static_cast<Color>(c / chunks);
+    if (active && !open[s] && !load(active[c])) continue;
     auto& v = t.v[s];
     const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(size, lo + kChunk);
     for (std::uint64_t w = lo; w < hi; w += 8) {
@@ -274,10 +286,11 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
                                      *reinterpret_cast<const std::uint64_t*>(v.data() + w))
                                      .load(std::memory_order_relaxed);
       const std::uint64_t xa = word ^ (kOnes * a), xb = word ^ (kOnes * b);
-      if (!((((xa - kOnes) & ~xa) | ((xb - kOnes) & ~xb)) & kHigh)) continue;
+      const std::uint64_t below6 = (word - kOnes * 6) & ~word;
+      if (!((open[s] ? below6 : ((xa - kOnes) & ~xa) | ((xb - kOnes) & ~xb)) & kHigh)) continue;
       for (std::uint64_t idx = w; idx < w + 8; ++idx) {
         const std::uint8_t x = load(v[idx]);
-        if (x == a || x == b) body(s, idx, x, total);
+        if (open[s] ? is_open(x) : x == a || x == b) body(s, idx, x, total);
       }
     }
   }
@@ -299,7 +312,7 @@ void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts
     if (x == kUnknown || x == kCapDraw || x == candidate(0) || x == candidate(1)) {
       store(parents[parent], won);
       t.activate(n + 1, opposite(s), parent);
-      ++k.wins;
+      ++k.wins[opposite(s)];
     }
   });
 }
@@ -475,50 +488,109 @@ void solve(Table& t, bool verbose) {
   });
   const double init = std::chrono::duration<double>(Clock::now() - start).count();
   // Ply n, one sweep of both sides: a candidate (marked in ply n-1) whose every move reaches a
-  // win in at most n-1 plies loses in n, and its parents win in n+1 at once; the parents of a
-  // win in n become candidates for ply n+1. Within the sweep the codes only move forward: a win
-  // in n is final before the sweep starts, a candidate is resolved by compare-exchange, so a
-  // parent that another thread made a win or a next-ply candidate meanwhile keeps that value.
-  Counts all;
+  // win in at most n-1 plies loses in n; the parents of a win in n become candidates for ply
+  // n+1. A side's wins in n+1 come one of two ways, as breadth-first searches choose between
+  // pushing from the frontier and pulling into the unvisited set (Beamer et al.). Pushed: ply n
+  // marks the parents of each loss in n at once, reading every parent, though late in a table
+  // almost all of them are won already. Pulled: ply n+1 reads the moves of each position still
+  // open on that side until one reaches a loss in n. Ply n picks, per side, whichever should
+  // read less, with about as many reads per position either way: the other side's losses
+  // expected in ply n (as many as two plies before, since losses come in waves of every other
+  // ply, or a third of its candidates, whichever is more) against this side's open positions.
+  // Within a sweep the codes only move forward: a win in n is final before the sweep starts
+  // (or written by the one thread that pulls it), a candidate is resolved by compare-exchange,
+  // so a parent that another thread made a win or a next-ply candidate meanwhile keeps that
+  // value.
+  std::array<std::uint64_t, 2> open{};
+  for (int s = 0; s < 2; ++s)
+    for (std::uint8_t x : t.v[s].span()) open[static_cast<std::size_t>(s)] += is_open(x);
+  std::array<bool, 2> pull{}, pull_next{};  // side s's wins of this ply / the next are pulled
+  Counts all, last, before_last;            // the last two plies
   int n = 1;
   for (;; ++n) {
     if (n + 1 > kMaxWin) fail(t.name + ": a distance beyond this program's byte");
+    pull = pull_next;
+    for (const Color s : {white, black})
+      pull_next[s] =
+          open[s] < std::max(before_last.losses[opposite(s)], last.marked[opposite(s)] / 3);
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n),
-                       bound = win(n - 1);
+                       bound = win(n - 1), lost_before = loss(n - 1);
     const Counts k = sweep(
         t, now, won,
         [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
           const Pos p = decode(t, idx);
           auto& other = t.v[opposite(s)];
-          if (x == won) {
+          auto mark_candidates = [&] {
             for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
               ++c.reads;
               const std::uint8_t y = load(other[parent]);
               if ((y == kUnknown || y == now) && exchange(other[parent], y, next)) {
                 t.activate(n + 1, opposite(s), parent);
-                ++c.marked;
+                ++c.marked[opposite(s)];
               }
             });
+          };
+          auto lose = [&] {  // x is this ply's candidate, and every move reaches a win
+            if (!exchange(t.v[s][idx], now, loss(n))) return;
+            ++c.losses[s];
+            if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
+          };
+          if (!pull[s]) {
+            if (x == won) return mark_candidates();
+            const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+              ++c.reads;
+              const std::uint8_t y = load(other[child]);
+              return y == kIllegal || (is_win(y) && y <= bound);
+            });
+            if (lost) return lose();
+            exchange(t.v[s][idx], now, kUnknown);
             return;
           }
-          const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+          // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
+          // without one loses if every move reaches a win.
+          bool wins = false, lost = x == now;
+          for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
             ++c.reads;
             const std::uint8_t y = load(other[child]);
-            return y == kIllegal || (is_win(y) && y <= bound);
+            wins = is_loss(y) && y <= lost_before;
+            lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
+            return !wins;
           });
-          if (!exchange(t.v[s][idx], now, lost ? loss(n) : kUnknown) || !lost) return;
-          ++c.losses;
-          mark_wins(t, idx, p, s, n, c);
+          if (wins) {
+            for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1);)
+              if (exchange(t.v[s][idx], y, won)) {
+                ++c.wins[s];
+                return mark_candidates();
+              } else {
+                y = load(t.v[s][idx]);
+              }
+            return;
+          }
+          if (lost) return lose();
+          if (x == now) exchange(t.v[s][idx], now, kUnknown);
         },
-        t.active[n & 1].data());
+        t.active[n & 1].data(), pull);
     std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
+    for (int s = 0; s < 2; ++s)
+      open[static_cast<std::size_t>(s)] -=
+          std::min(open[static_cast<std::size_t>(s)],
+                   k.wins[static_cast<std::size_t>(s)] + k.losses[static_cast<std::size_t>(s)]);
     all += k;
+    before_last = last;
+    last = k;
     if (verbose)
-      std::printf("  %s ply %d: %llu losses, %llu wins, %llu candidates\n", t.name.c_str(), n,
-                  static_cast<unsigned long long>(k.losses),
-                  static_cast<unsigned long long>(k.wins),
-                  static_cast<unsigned long long>(k.marked));
-    if (n > 1 && k.losses == 0 && k.marked == 0) break;
+      std::printf(
+          "  %s ply %d: losses %llu/%llu, wins %llu/%llu (white/black to move), %llu "
+          "candidates, open %llu/%llu, wins pulled:%s%s\n",
+          t.name.c_str(), n, static_cast<unsigned long long>(k.losses[white]),
+          static_cast<unsigned long long>(k.losses[black]),
+          static_cast<unsigned long long>(k.wins[white]),
+          static_cast<unsigned long long>(k.wins[black]),
+          static_cast<unsigned long long>(k.all_marked()),
+          static_cast<unsigned long long>(open[white]),
+          static_cast<unsigned long long>(open[black]), pull[white] ? " white" : "",
+          pull[black] ? " black" : "");
+    if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0) break;
   }
   sweep(t, kUnknown, kCapDraw,
         [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
