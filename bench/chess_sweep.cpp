@@ -281,18 +281,28 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
     if (active && !open[s] && !load(active[c])) continue;
     auto& v = t.v[s];
     const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(size, lo + kChunk);
-    for (std::uint64_t w = lo; w < hi; w += 8) {
-      const std::uint64_t word = std::atomic_ref<const std::uint64_t>(
-                                     *reinterpret_cast<const std::uint64_t*>(v.data() + w))
-                                     .load(std::memory_order_relaxed);
-      const std::uint64_t xa = word ^ (kOnes * a), xb = word ^ (kOnes * b);
-      const std::uint64_t below6 = (word - kOnes * 6) & ~word;
-      if (!((open[s] ? below6 : ((xa - kOnes) & ~xa) | ((xb - kOnes) & ~xb)) & kHigh)) continue;
-      for (std::uint64_t idx = w; idx < w + 8; ++idx) {
-        const std::uint8_t x = load(v[idx]);
-        if (open[s] ? is_open(x) : x == a || x == b) body(s, idx, x, total);
+    // One loop per kind of match, so the word test is not chosen again for every word.
+    auto scan = [&](auto word_matches, auto matches) {
+      for (std::uint64_t w = lo; w < hi; w += 8) {
+        const std::uint64_t word = std::atomic_ref<const std::uint64_t>(
+                                       *reinterpret_cast<const std::uint64_t*>(v.data() + w))
+                                       .load(std::memory_order_relaxed);
+        if (!(word_matches(word) & kHigh)) continue;
+        for (std::uint64_t idx = w; idx < w + 8; ++idx) {
+          const std::uint8_t x = load(v[idx]);
+          if (matches(x)) body(s, idx, x, total);
+        }
       }
-    }
+    };
+    if (open[s])
+      scan([](std::uint64_t word) { return (word - kOnes * 6) & ~word; }, is_open);
+    else
+      scan(
+          [&](std::uint64_t word) {
+            const std::uint64_t xa = word ^ (kOnes * a), xb = word ^ (kOnes * b);
+            return ((xa - kOnes) & ~xa) | ((xb - kOnes) & ~xb);
+          },
+          [&](std::uint8_t x) { return x == a || x == b; });
   }
   return total;
 }
