@@ -6,15 +6,25 @@
 // generating its moves forward and reading the other side's table; every ply is one sweep of
 // both sides' tables (of the chunks where it has work), and beyond Syzygy's design a side's wins
 // are pulled from its open positions instead of pushed from the other side's losses where that
-// reads less. It computes the plain game value and the distance to conversion (capture
-// or mate: DTZ wherever the 50-move rule changes nothing), with sub-tables it builds itself in
-// memory. A measurement, not product code: no 50-move classes, no files, pawnless materials of
-// 3-5 pieces, distances up to 125 plies. `--check DB` compares every legal position (or every
-// K-th index with --stride K) with retra's tables, exit 1 on any difference.
+// reads less. It computes the distance to conversion (capture or mate). That is retra's DTZ
+// under the 50-move rule, cursed wins and blessed losses being the distances beyond 100 plies,
+// as long as no capture leads to a value beyond that horizon, which would count from ply 101:
+// no 3-4 piece pawnless table holds one, so no 3-5 piece pawnless table captures into one (the
+// program fails if it would). A measurement, not product code: pawnless materials of 3-5
+// pieces, distances up to 125 plies, nothing written.
 // Thread safety: one build at a time; OpenMP threads inside a sweep write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
 //
-// Usage: chess_sweep MATERIAL [--threads N] [--check DB] [--stride K]
+// Usage: chess_sweep MATERIAL [--threads N] [--subtables DB] [--check DB] [--stride K]
+//                    [--compare DB]
+//   --subtables DB  the sub-tables are read from retra's segments in DB (as the product would
+//                   find them), not built in memory
+//   --check DB      every legal position (every K-th index with --stride K) against retra's
+//                   tables through the probe API: WDL class and DTZ
+//   --compare DB    the values converted to retra's DTZ segment order and encoding, timed (what
+//                   writing them would take first), and compared entry by entry with the
+//                   segment retra built
+// Exit 1 on any difference.
 #include <omp.h>
 
 #include <algorithm>
@@ -31,7 +41,10 @@
 #include <vector>
 
 #include "retra/probe.hpp"
+#include "src/database.hpp"
 #include "src/games/chess/board.hpp"
+#include "src/games/chess/index.hpp"
+#include "src/games/chess/values.hpp"
 #include "src/memory.hpp"
 
 namespace {
@@ -94,7 +107,9 @@ const KingPairs kKp;
 //   6..130 win in 1..125 plies | 131..255 loss in 0..124 plies
 constexpr std::uint8_t kUnknown = 0, kIllegal = 1, kDraw = 2, kCapDraw = 3;
 constexpr int kMaxWin = 125;
+constexpr int kHorizon = 100;  // plies: the 50-move rule
 constexpr std::uint8_t candidate(int n) { return static_cast<std::uint8_t>(4 + (n & 1)); }
+constexpr std::uint8_t kInCheck = candidate(0);  // before ply 1: the side to move in check
 constexpr std::uint8_t win(int n) { return static_cast<std::uint8_t>(5 + n); }
 constexpr std::uint8_t loss(int n) { return static_cast<std::uint8_t>(131 + n); }
 constexpr bool is_win(std::uint8_t v) { return v >= 6 && v <= 130; }
@@ -136,6 +151,7 @@ struct Table {
   std::vector<std::uint8_t> active[2];
   double seconds = 0;
   int plies = 0;
+  int longest = 0;  // the longest distance, in plies
 
   std::uint64_t chunks() const { return (padded() + kChunk - 1) / kChunk; }
   // Notes that index idx of side s's table now holds a value ply n must act on.
@@ -340,23 +356,19 @@ void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts
   });
 }
 
-// Builds t's values, its sub-tables already built.
-void solve(Table& t, bool verbose) {
-  const auto start = Clock::now();
+// Both sides' arrays, every value unknown, with the illegal positions marked once: two pieces
+// on one square, or the side not to move in check. The side to move in check is noted too (a
+// code the plies use for candidates), since only there can a position without moves be a mate.
+void mark_illegal(Table& t) {
   for (auto& v : t.v) {  // zeroed: every value unknown
     auto a = retra::LargeArray<std::uint8_t>::allocate(t.padded());
     if (!a) fail(t.name + ": " + a.error().message());
     v = std::move(*a);
     for (std::uint64_t idx = t.size; idx < t.padded(); ++idx) v[idx] = kIllegal;
   }
-  t.active[0].assign(2 * t.chunks(), 0);
-  t.active[1].assign(2 * t.chunks(), 1);  // ply 1 reads everything the captures marked
-  // Illegal positions, once: two pieces on one square, or the side not to move in check. The
-  // side to move in check is noted too (a code the plies use for candidates), since only there
-  // can a position without moves be a mate. The indices come in runs of 64 in which only the
-  // last piece moves, so what the other pieces attack is worked out once per run: the last piece
-  // can only give a check itself or stand between a checker and the king.
-  constexpr std::uint8_t kInCheck = candidate(0);
+  // The indices come in runs of 64 in which only the last piece moves, so what the other pieces
+  // attack is worked out once per run: the last piece can only give a check itself or stand
+  // between a checker and the king.
   auto mark = [&](std::uint64_t idx, bool white_checked, bool black_checked) {
     t.v[white][idx] = black_checked ? kIllegal : white_checked ? kInCheck : kUnknown;
     t.v[black][idx] = white_checked ? kIllegal : black_checked ? kInCheck : kUnknown;
@@ -399,6 +411,14 @@ void solve(Table& t, bool verbose) {
       }
     }
   }
+}
+
+// Builds t's values, its sub-tables already built.
+void solve(Table& t, bool verbose) {
+  const auto start = Clock::now();
+  mark_illegal(t);
+  t.active[0].assign(2 * t.chunks(), 0);
+  t.active[1].assign(2 * t.chunks(), 1);  // ply 1 reads everything the captures marked
   const double illegal = std::chrono::duration<double>(Clock::now() - start).count();
   // Captures, into the sub-tables: one into a lost position wins in 1; one into a draw keeps the
   // position from losing; if every capture loses, the position is a candidate for ply 1, which
@@ -618,12 +638,82 @@ void solve(Table& t, bool verbose) {
         [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
   t.plies = n;
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // Not timed: what a table that captures into this one needs to know of it.
+  for (int s = 0; s < 2; ++s)
+    for (std::uint8_t x : t.v[s].span()) t.longest = std::max(t.longest, std::abs(distance(x)));
   if (verbose)
     std::printf(
         "  %s: init %.2f s (illegal %.2f, captures %.2f, mates %.2f), %d plies %.2f s, %llu "
         "table reads in the plies\n",
         t.name.c_str(), init, illegal, captures - illegal, init - captures, n, t.seconds - init,
         static_cast<unsigned long long>(all.reads));
+}
+
+// Fills a sub-table from retra's DTZ segment of the same material in DB instead of building it,
+// as a table is built in the product: its sub-tables already on disk. retra keeps each material
+// once, the stronger side white, so a material named the other way round (KBvKR) reads the
+// colours exchanged and the board turned over. Where the segment keeps a side as classes, the
+// values there are the classes' nearest distances, which is all a capture into them reads.
+void load(Table& t, const retra::Database& db) {
+  const auto start = Clock::now();
+  mark_illegal(t);
+  auto material = retra::chess::parse_material(t.name);
+  if (!material) fail(material.error().message());
+  const bool flip = !(material->canonicalized() == *material);
+  const std::string name = material->canonicalized().name();
+  const Indexer ix(*retra::chess::parse_table_key(name));
+  auto seg = db.segment(name);
+  if (!seg) fail(seg.error().message());
+  const std::uint64_t size = ix.size();
+  if ((*seg)->info().entries != 2 * size || (*seg)->info().entry_bytes != 1)
+    fail(name + ": not a DTZ segment of this table");
+  auto values = retra::LargeArray<std::uint8_t>::allocate(2 * size);
+  if (!values) fail("out of memory");
+  if (auto st = (*seg)->read_all(values->span(), omp_get_max_threads()); !st)
+    fail(st.error().message());
+  const auto& slots = ix.slots();
+  bool beyond = false;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : beyond)
+  for (std::uint64_t idx = 0; idx < t.size; ++idx) {
+    if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
+    const Pos p = decode(t, idx);
+    struct Placed {
+      Color colour;
+      PieceType type;
+      int sq;
+    };
+    std::array<Placed, 5> pieces{};
+    pieces[0] = {white, king, p.wk};
+    pieces[1] = {black, king, p.bk};
+    for (int i = 0; i < t.m; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      pieces[u + 2] = {t.colour[u], t.type[u], p.sq[u]};
+    }
+    std::array<std::uint8_t, retra::chess::kMaxPieces> sq{};
+    unsigned used = 0;
+    for (std::size_t k = 0; k < slots.size(); ++k)
+      for (std::size_t j = 0; j < static_cast<std::size_t>(t.m + 2); ++j) {
+        const Placed& x = pieces[j];
+        if ((used >> j & 1) || x.type != slots[k].type ||
+            (flip ? opposite(x.colour) : x.colour) != slots[k].color)
+          continue;
+        sq[k] = static_cast<std::uint8_t>(flip ? x.sq ^ 56 : x.sq);
+        used |= 1u << j;
+        break;
+      }
+    const std::uint64_t r = ix.rank(sq.data());
+    for (const Color s : {white, black}) {
+      if (t.v[s][idx] == kIllegal) continue;
+      const std::uint8_t b = (*values)[(flip ? opposite(s) : s) * size + r];
+      const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
+      beyond = beyond || (b != 0 && d > kMaxWin - 1);
+      t.v[s][idx] = b == 0 ? kDraw : (b & 1) ? win(d) : loss(d);
+    }
+  }
+  if (beyond) fail(name + ": a distance beyond this program's byte");
+  t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (int s = 0; s < 2; ++s)
+    for (std::uint8_t x : t.v[s].span()) t.longest = std::max(t.longest, std::abs(distance(x)));
 }
 
 // ---- materials ------------------------------------------------------------------------------
@@ -642,6 +732,7 @@ std::string name_of(const std::vector<Piece>& ps) {
 }
 
 std::map<std::string, std::unique_ptr<Table>> g_tables;
+const retra::Database* g_db = nullptr;  // --subtables: where sub-tables are read, not built
 
 Table* build(std::vector<Piece> ps, bool top) {
   std::sort(ps.begin(), ps.end());
@@ -654,12 +745,23 @@ Table* build(std::vector<Piece> ps, bool top) {
     t->type[i] = ps[i].type;
     t->colour[i] = ps[i].colour;
   }
+  t->size = kKp.pairs.size() << (6 * t->m);
+  if (!top && g_db && t->m > 0) {  // retra stores no KvK
+    load(*t, *g_db);
+    std::printf("sub-table %-8s %13llu slots per side, read from %s in %.2f s\n", name.c_str(),
+                static_cast<unsigned long long>(t->size), g_db->dir().string().c_str(), t->seconds);
+    return g_tables.emplace(name, std::move(t)).first->second.get();
+  }
   for (std::size_t j = 0; j < ps.size(); ++j) {
     auto rest = ps;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(j));
     t->sub[j] = build(rest, false);
   }
-  t->size = kKp.pairs.size() << (6 * t->m);
+  for (int j = 0; j < t->m; ++j)
+    if (t->sub[static_cast<std::size_t>(j)]->longest > kHorizon)
+      fail(name +
+           ": a capture may lead beyond the 50-move horizon, which this program does not "
+           "count from ply 101");
   solve(*t, top);
   if (!top)
     std::printf("sub-table %-8s %13llu slots per side, %6.2f s\n", name.c_str(),
@@ -682,9 +784,9 @@ std::optional<std::vector<Piece>> parse(const std::string& s) {
   return ps;
 }
 
-// Every legal position (every stride-th index) against retra's WDL and DTZ: the plain value
-// must agree with WDL's sign; where retra's WDL is a win or loss within the 50-move rule, DTZ
-// must equal the distance to conversion.
+// Every legal position (every stride-th index) against retra's WDL and DTZ: the WDL class (win
+// and loss within 100 plies of the next zeroing move, cursed win and blessed loss beyond) and
+// the DTZ must be equal.
 int check(const Table& t, const retra::probe::Prober& prober, const std::string& db,
           std::uint64_t stride) {
   std::uint64_t positions = 0, wrong_value = 0, wrong_dtz = 0, cursed = 0;
@@ -706,45 +808,143 @@ int check(const Table& t, const retra::probe::Prober& prober, const std::string&
       const retra::probe::ChessValue r = prober.chess(b);
       if (!r) fail("probe: " + r.message);
       ++positions;
-      const int mine = is_win(x) ? 1 : is_loss(x) ? -1 : 0;
-      const int theirs = (r.wdl > 0) - (r.wdl < 0);
-      if (mine != theirs) {
+      const int dtz = distance(x), sign = is_win(x) - is_loss(x);
+      const int mine = std::abs(dtz) > kHorizon ? sign : 2 * sign;
+      if (mine != r.wdl) {
         if (++wrong_value <= 5)
           std::printf("value differs at index %llu, %s to move: retra wdl %d dtz %d, sweep %d\n",
                       static_cast<unsigned long long>(idx), s == white ? "white" : "black", r.wdl,
                       r.dtz, static_cast<int>(x));
         continue;
       }
-      if (r.wdl == 1 || r.wdl == -1) {
-        ++cursed;
-        continue;
-      }
-      const int dtc = distance(x);
-      if (r.wdl != 0 && r.dtz != dtc && ++wrong_dtz <= 5)
+      cursed += r.wdl == 1 || r.wdl == -1;
+      if (r.dtz != dtz && ++wrong_dtz <= 5)
         std::printf("DTZ differs at index %llu, %s to move: retra %d, sweep %d\n",
                     static_cast<unsigned long long>(idx), s == white ? "white" : "black", r.dtz,
-                    dtc);
+                    dtz);
     }
   }
   std::printf(
-      "check against %s: %llu positions, %llu values differ, %llu DTZ differ, %llu in "
-      "50-move classes (value compared only)\n",
+      "check against %s: %llu positions, %llu WDL classes differ, %llu DTZ differ, %llu cursed "
+      "wins or blessed losses\n",
       db.c_str(), static_cast<unsigned long long>(positions),
       static_cast<unsigned long long>(wrong_value), static_cast<unsigned long long>(wrong_dtz),
       static_cast<unsigned long long>(cursed));
   return wrong_value == 0 && wrong_dtz == 0 && positions > 0 ? 0 : 1;
 }
 
+// What the product would write, and a check of every position at once: the sweep's values in
+// retra's DTZ segment's index order and encoding (side to move, then retra's index of the
+// placement; 0 for a draw, a hole or an illegal placement, 2d + 1 a win and 2d + 2 a loss in d
+// plies), timed, then compared byte by byte with the segment retra built (by class where the
+// segment keeps a side as classes). The sweep's own arrays are freed once converted, as a build
+// would before writing.
+int compare(Table& t, const std::string& db) {
+  auto key = retra::chess::parse_table_key(t.name);
+  if (!key || key->name() != t.name)
+    fail(t.name + ": --compare takes a table in its canonical orientation (" +
+         (key ? key->name() : key.error().message()) + ")");
+  const Indexer ix(*key);
+  auto opened = retra::Database::open(db);
+  if (!opened) fail(opened.error().message());
+  auto seg = (*opened)->segment(t.name);
+  if (!seg) fail(seg.error().message());
+  const std::uint64_t size = ix.size();
+  if ((*seg)->info().entries != 2 * size || (*seg)->info().entry_bytes != 1)
+    fail(t.name + ": the segment in " + db + " is not a DTZ segment of this table");
+  auto mine = retra::LargeArray<std::uint8_t>::allocate(2 * size);
+  auto theirs = retra::LargeArray<std::uint8_t>::allocate(2 * size);
+  if (!mine || !theirs) fail("out of memory");
+  // The placement's squares by retra's slots are the kings' and then this table's pieces in
+  // the same order (white's first, each side's by type).
+  const auto& slots = ix.slots();
+  std::array<int, 2> king_slot{};
+  std::vector<int> piece_slot;
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    if (slots[k].type == king)
+      king_slot[slots[k].color] = static_cast<int>(k);
+    else
+      piece_slot.push_back(static_cast<int>(k));
+  const auto start = Clock::now();
+  auto code = [](std::uint8_t x) {
+    const int d = std::abs(distance(x));
+    return static_cast<std::uint8_t>(is_win(x) ? 2 * d + 1 : is_loss(x) ? 2 * d + 2 : 0);
+  };
+  // Where the last piece is alone in its group, retra's last digit is its square among the
+  // squares the others leave free, ascending, so a run of `run` indices moves only that piece,
+  // as the sweep's runs of 64 do: such a run is converted without the indexer, unless both
+  // kings stand on the a1-h8 diagonal (which placements are canonical then depends on the
+  // pieces). Blocks are whole runs.
+  const std::size_t ls = slots.size() - 1;
+  const bool runs = slots[ls].type != king && !(slots[ls - 1].type == slots[ls].type &&
+                                                slots[ls - 1].color == slots[ls].color);
+  const std::uint64_t run = runs ? ix.radices().back() : 1;
+  const std::uint64_t block = run * std::max<std::uint64_t>(1, 4096 / run);
+  const std::uint64_t blocks = (size + block - 1) / block;  // per side
+  auto diagonal = [](int q) { return file_of(q) == rank_of(q); };
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::uint64_t b = 0; b < 2 * blocks; ++b) {
+    const auto s = static_cast<std::size_t>(b / blocks);
+    const std::uint64_t lo = b % blocks * block, hi = std::min(size, lo + block);
+    std::uint8_t* const out = mine->data() + s * size;
+    std::array<std::uint8_t, retra::chess::kMaxPieces> sq{};
+    for (std::uint64_t i = lo; i < hi;) {
+      const bool valid = i == lo ? ix.unrank(i, sq.data()) : ix.step(i, sq.data());
+      const int wk = sq[static_cast<std::size_t>(king_slot[white])];
+      const int bk = sq[static_cast<std::size_t>(king_slot[black])];
+      std::array<int, 3> pieces{};
+      for (std::size_t k = 0; k < piece_slot.size(); ++k)
+        pieces[k] = sq[static_cast<std::size_t>(piece_slot[k])];
+      if (runs && i % run == 0 && valid && !(diagonal(wk) && diagonal(bk))) {
+        pieces[piece_slot.size() - 1] = 0;
+        const std::uint64_t base = t.index(wk, bk, pieces.data());
+        Bitboard free = ~(bit(wk) | bit(bk));
+        for (std::size_t k = 0; k + 1 < piece_slot.size(); ++k)
+          free &= ~bit(static_cast<int>(pieces[k]));
+        for (Bitboard f = free; f; f &= f - 1) out[i++] = code(t.v[s][base + std::countr_zero(f)]);
+        sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
+        continue;
+      }
+      out[i++] = valid ? code(t.v[s][t.index(wk, bk, pieces.data())]) : 0;
+    }
+  }
+  const double convert = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& v : t.v) v = {};
+  const auto read_start = Clock::now();
+  if (auto st = (*seg)->read_all(theirs->span(), omp_get_max_threads()); !st)
+    fail(st.error().message());
+  const double read = std::chrono::duration<double>(Clock::now() - read_start).count();
+  std::uint64_t differ = 0, classes = 0;
+  for (std::uint64_t i = 0; i < 2 * size; ++i) {
+    std::uint8_t a = (*mine)[i];
+    if ((*seg)->class_only(i)) {
+      a = static_cast<std::uint8_t>(retra::chess::dtz_class_byte(a));
+      ++classes;
+    }
+    if (a != (*theirs)[i] && ++differ <= 5)
+      std::printf("entry %llu differs: retra %d, sweep %d\n", static_cast<unsigned long long>(i),
+                  (*theirs)[i], a);
+  }
+  std::printf(
+      "compare with %s: %llu entries in retra's order (converted in %.2f s; retra's segment "
+      "read in %.2f s), %llu compared by class only, %llu differ\n",
+      db.c_str(), static_cast<unsigned long long>(2 * size), convert, read,
+      static_cast<unsigned long long>(classes), static_cast<unsigned long long>(differ));
+  return differ == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: chess_sweep MATERIAL [--threads N] [--check DB] [--stride K]\n"
-                 "  MATERIAL: a pawnless table of 3-5 pieces, e.g. KQRvKR\n");
+    std::fprintf(
+        stderr,
+        "usage: chess_sweep MATERIAL [--threads N] [--subtables DB] [--check DB] [--stride K]\n"
+        "                   [--compare DB]\n"
+        "  MATERIAL: a pawnless table of 3-5 pieces, e.g. KQRvKR\n");
     return 2;
   }
-  std::string db;
+  std::string db, compare_db, sub_db;
   std::uint64_t stride = 1;
   if (argc % 2 != 0) {
     std::fprintf(stderr, "chess_sweep: every option takes a value\n");
@@ -757,6 +957,10 @@ int main(int argc, char** argv) {
       omp_set_num_threads(static_cast<int>(value));
     } else if (a == "--check") {
       db = argv[i + 1];
+    } else if (a == "--compare") {
+      compare_db = argv[i + 1];
+    } else if (a == "--subtables") {
+      sub_db = argv[i + 1];
     } else if (a == "--stride" && value >= 1) {
       stride = static_cast<std::uint64_t>(value);
     } else {
@@ -779,21 +983,28 @@ int main(int argc, char** argv) {
     prober = retra::probe::Prober::open(db, opt, &err);
     if (!prober) fail(err.message);
   }
-  const Table& t = *build(*ps, true);
+  std::unique_ptr<retra::Database> subtables;
+  if (!sub_db.empty()) {
+    auto opened = retra::Database::open(sub_db);
+    if (!opened) fail(opened.error().message());
+    subtables = std::move(*opened);
+    g_db = subtables.get();
+  }
+  Table& t = *build(*ps, true);
   std::uint64_t legal = 0, wins = 0, losses = 0;
-  int longest = 0;
   for (int s = 0; s < 2; ++s)
     for (std::uint8_t x : t.v[s].span()) {
       legal += x != kIllegal;
       wins += is_win(x);
       losses += is_loss(x);
-      longest = std::max(longest, std::abs(distance(x)));
     }
   std::printf(
       "%s: %d threads, %llu slots, %llu legal (%llu wins, %llu losses), longest %d "
       "plies, %d plies swept, %.2f s\n",
       t.name.c_str(), omp_get_max_threads(), static_cast<unsigned long long>(2 * t.size),
       static_cast<unsigned long long>(legal), static_cast<unsigned long long>(wins),
-      static_cast<unsigned long long>(losses), longest, t.plies, t.seconds);
-  return prober ? check(t, *prober, db, stride) : 0;
+      static_cast<unsigned long long>(losses), t.longest, t.plies, t.seconds);
+  int rc = prober ? check(t, *prober, db, stride) : 0;
+  if (!compare_db.empty()) rc |= compare(t, compare_db);
+  return rc;
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The Syzygy-style sweep prototype (bench/chess_sweep.cpp) against retra's generator, on the same
 # day and in turns: per round, the reference workload, then each table built by the prototype
-# (with its sub-tables in memory; its own seconds for the table alone) and by `retra build chess
-# --metrics wdl,dtz --force` with its sub-tables already built (wall seconds and the kernels'
-# seconds from the manifest). Per table and program: positions (retra's index x 2 sides; the
-# prototype's slots x 2 sides), seconds, peak RSS, then the medians. The prototype computes no
-# 50-move classes and writes nothing, so on a table without cursed positions its seconds are
-# what the design costs before files; retra's kernel seconds are the comparable part of a build.
+# (its sub-tables read from retra's segments; its own seconds for the table alone, the seconds
+# reading the sub-tables, and the seconds converting its values into retra's segment order and
+# encoding, after which it compares every entry with retra's segment and fails on a difference)
+# and by `retra build chess --metrics wdl,dtz --force` with its sub-tables already built (wall
+# seconds and the kernels' seconds from the manifest). Per table and program: positions (retra's
+# index x 2 sides; the prototype's slots x 2 sides), seconds, peak RSS, then the medians. The
+# prototype writes nothing, so its table seconds plus its conversion are what the design costs
+# before the writer; retra's kernel seconds are the comparable part of a build. Its peak RSS
+# includes the comparison's copy of retra's segment.
 # Usage: bench/chess_sweep.sh [TABLE ...] (pawnless, 3-5 pieces; default: KQRvKR)
 # Environment: RETRA, SWEEP (binaries), THREADS (default: all), ROUNDS (default 3), DB (keep
 #              retra's tables there; default: temp)
@@ -29,19 +32,23 @@ for t in "${tables[@]}"; do
 done
 
 : >"$dir/rows.txt"
-printf '%-6s %-10s %-9s %14s %9s %9s %11s\n' round table program positions seconds kernel-s \
-  "peak RSS"
+printf '%-6s %-10s %-9s %14s %9s %9s %11s %7s %9s\n' round table program positions seconds \
+  kernel-s "peak RSS" read-s convert-s
 for ((r = 1; r <= rounds; r++)); do
   reference_workload
   echo "round $r: reference workload (awari 0..13 stones, 1 thread): $wall s"
   echo "$r reference - 0 $wall 0" >>"$dir/rows.txt"
   for t in "${tables[@]}"; do
-    timed "$sweep" "$t" --threads "$threads"
+    timed "$sweep" "$t" --threads "$threads" --subtables "$dir/db" --compare "$dir/db"
     line="$(grep "^$t: " "$dir/last.json")"
     slots="$(sed -E 's/.* ([0-9]+) slots,.*/\1/' <<<"$line")"
     secs="$(sed -E 's/.*, ([0-9.]+) s$/\1/' <<<"$line")"
-    printf '%-6s %-10s %-9s %14s %9s %9s %11s\n' "$r" "$t" sweep "$slots" "$secs" "$secs" "$rss"
-    echo "$r $t sweep $slots $secs $secs" >>"$dir/rows.txt"
+    read_s="$(awk '/^sub-table .* read from /{ s += $(NF - 1) } END { printf "%.2f", s }' \
+      "$dir/last.json")"
+    convert_s="$(sed -nE 's/.*converted in ([0-9.]+) s;.*/\1/p' "$dir/last.json")"
+    printf '%-6s %-10s %-9s %14s %9s %9s %11s %7s %9s\n' "$r" "$t" sweep "$slots" "$secs" \
+      "$secs" "$rss" "$read_s" "$convert_s"
+    echo "$r $t sweep $slots $secs $secs $read_s $convert_s" >>"$dir/rows.txt"
     timed "$retra" build chess --endgame "$t" --metrics wdl,dtz --force --db "$dir/db" \
       --threads "$threads" --no-progress --json
     read -r pos kernel < <(python3 - "$dir/last.json" <<'PY'
@@ -64,7 +71,12 @@ for t in dict.fromkeys(r[1] for r in rows if r[1] != 'reference'):
     med = {p: (statistics.median(float(r[4]) for r in rows if r[1] == t and r[2] == p),
                statistics.median(float(r[5]) for r in rows if r[1] == t and r[2] == p))
            for p in ('sweep', 'retra')}
-    print(f"  {t}: sweep {med['sweep'][0]:.2f} s; retra {med['retra'][0]:.2f} s wall, "
+    sw = [r for r in rows if r[1] == t and r[2] == 'sweep']
+    read = statistics.median(float(r[6]) for r in sw)
+    convert = statistics.median(float(r[7]) for r in sw)
+    print(f"  {t}: sweep {med['sweep'][0]:.2f} s (sub-tables read {read:.2f} s, converted to "
+          f"retra's order {convert:.2f} s); retra {med['retra'][0]:.2f} s wall, "
           f"{med['retra'][1]:.2f} s kernels; retra's kernels / sweep "
-          f"{med['retra'][1] / med['sweep'][0]:.2f}")
+          f"{med['retra'][1] / med['sweep'][0]:.2f}, / (sweep + conversion) "
+          f"{med['retra'][1] / (med['sweep'][0] + convert):.2f}")
 PY
