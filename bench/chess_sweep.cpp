@@ -11,12 +11,12 @@
 // as long as no capture leads to a value beyond that horizon, which would count from ply 101:
 // no 3-4 piece pawnless table holds one, so no 3-5 piece pawnless table captures into one (the
 // program fails if it would). A measurement, not product code: pawnless materials of 3-5
-// pieces, distances up to 125 plies, nothing written.
+// pieces, distances up to 248 plies, nothing written.
 // Thread safety: one build at a time; OpenMP threads inside a sweep write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
 //
 // Usage: chess_sweep MATERIAL [--threads N] [--subtables DB] [--check DB] [--stride K]
-//                    [--compare DB]
+//                    [--compare DB] [--rebase-at K]
 //   --subtables DB  the sub-tables are read from retra's segments in DB (as the product would
 //                   find them), not built in memory
 //   --check DB      every legal position (every K-th index with --stride K) against retra's
@@ -24,6 +24,7 @@
 //   --compare DB    the values converted to retra's DTZ segment order and encoding, timed (what
 //                   writing them would take first), and compared entry by entry with the
 //                   segment retra built
+//   --rebase-at K   codes rebased once distances pass K plies (default 124; for tests)
 // Exit 1 on any difference.
 #include <omp.h>
 
@@ -104,17 +105,24 @@ const KingPairs kKp;
 // ---- values ---------------------------------------------------------------------------------
 //   0 unknown | 1 illegal (or two pieces on a square) | 2 draw | 3 unknown, a capture draws
 //   4, 5 loss candidates (two codes: this ply's and the next's)
-//   6..130 win in 1..125 plies | 131..255 loss in 0..124 plies
+//   6 won earlier | 7..130 win in base + 1..124 plies
+//   131 lost earlier | 132..255 loss in base + 1..124 plies
+// Distances are coded relative to the table's base (Table::base), 0 until a table outgrows the
+// codes. Plies compare a child with "won (lost) by the last ply" only, so the values final by then
+// can share one code ("earlier", below every other win or loss code), their distances kept aside:
+// this is how the codes are rebased (rebase()). With base 0, "lost earlier" is mated.
 constexpr std::uint8_t kUnknown = 0, kIllegal = 1, kDraw = 2, kCapDraw = 3;
-constexpr int kMaxWin = 125;
+constexpr std::uint8_t kWonEarlier = 6, kLostEarlier = 131;
+constexpr int kMaxWin = 124;   // relative to the base
 constexpr int kHorizon = 100;  // plies: the 50-move rule
 constexpr std::uint8_t candidate(int n) { return static_cast<std::uint8_t>(4 + (n & 1)); }
 constexpr std::uint8_t kInCheck = candidate(0);  // before ply 1: the side to move in check
-constexpr std::uint8_t win(int n) { return static_cast<std::uint8_t>(5 + n); }
+// Codes of a win or loss in n plies beyond the base; distance() is the inverse (negative: a loss).
+constexpr std::uint8_t win(int n) { return static_cast<std::uint8_t>(6 + n); }
 constexpr std::uint8_t loss(int n) { return static_cast<std::uint8_t>(131 + n); }
 constexpr bool is_win(std::uint8_t v) { return v >= 6 && v <= 130; }
 constexpr bool is_loss(std::uint8_t v) { return v >= 131; }
-constexpr int distance(std::uint8_t v) { return is_win(v) ? v - 5 : is_loss(v) ? -(v - 131) : 0; }
+constexpr int distance(std::uint8_t v) { return is_win(v) ? v - 6 : is_loss(v) ? -(v - 131) : 0; }
 
 std::uint8_t load(const std::uint8_t& v) {
   return std::atomic_ref<const std::uint8_t>(v).load(std::memory_order_relaxed);
@@ -152,6 +160,18 @@ struct Table {
   double seconds = 0;
   int plies = 0;
   int longest = 0;  // the longest distance, in plies
+  int base = 0;     // the plies the codes of wins and losses count from
+  // Once rebased: every win and loss as coded with base 0, for the distances of those coded
+  // "earlier" since.
+  retra::LargeArray<std::uint8_t> before_base[2];
+
+  // The distance of the win or loss at index idx of side s's table, in plies.
+  int plies_to_go(Color s, std::uint64_t idx) const {
+    const std::uint8_t x = v[s][idx];
+    if (x == kWonEarlier || x == kLostEarlier)
+      return base == 0 ? 0 : std::abs(distance(before_base[s][idx]));
+    return std::abs(distance(x)) + base;
+  }
 
   std::uint64_t chunks() const { return (padded() + kChunk - 1) / kChunk; }
   // Notes that index idx of side s's table now holds a value ply n must act on.
@@ -344,7 +364,7 @@ void fail(const std::string& what) {
 // Marks the parents of a loss in n (side s to move at idx) as wins in n+1, where still open.
 void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts& k) {
   auto& parents = t.v[opposite(s)];
-  const std::uint8_t won = win(n + 1);
+  const std::uint8_t won = win(n + 1 - t.base);
   for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
     ++k.reads;
     const std::uint8_t x = load(parents[parent]);
@@ -411,6 +431,36 @@ void mark_illegal(Table& t) {
       }
     }
   }
+}
+
+// Before a ply whose wins would outgrow the codes: every win and loss in at most `upto` plies
+// becomes "won / lost earlier", the others are coded from base `upto`, and the distances are kept
+// in before_base. Once per table: the codes then reach 248 plies. --rebase-at K rebases once the
+// distances pass K plies instead of 124, so that small tables take this path in the tests.
+int g_rebase_at = kMaxWin;
+void rebase(Table& t, int upto) {
+  if (t.base != 0)
+    fail(t.name + ": a distance beyond this program's " + std::to_string(2 * g_rebase_at) +
+         " plies");
+  for (int s = 0; s < 2; ++s) {
+    auto a = retra::LargeArray<std::uint8_t>::allocate(t.padded());
+    if (!a) fail(t.name + ": " + a.error().message());
+    t.before_base[s] = std::move(*a);
+    auto& v = t.v[s];
+    auto& kept = t.before_base[s];
+#pragma omp parallel for schedule(static)
+    for (std::uint64_t idx = 0; idx < t.padded(); ++idx) {
+      const std::uint8_t x = v[idx];
+      kept[idx] = x;
+      if (!is_win(x) && !is_loss(x)) continue;
+      const int d = std::abs(distance(x));
+      v[idx] = d <= upto   ? (is_win(x) ? kWonEarlier : kLostEarlier)
+               : is_win(x) ? win(d - upto)
+                           : loss(d - upto);
+    }
+  }
+  t.base = upto;
+  std::printf("  %s: codes rebased after ply %d\n", t.name.c_str(), upto);
 }
 
 // Builds t's values, its sub-tables already built.
@@ -548,13 +598,14 @@ void solve(Table& t, bool verbose) {
   Counts all, last, before_last;            // the last two plies
   int n = 1;
   for (;; ++n) {
-    if (n + 1 > kMaxWin) fail(t.name + ": a distance beyond this program's byte");
+    if (n + 1 - t.base > g_rebase_at) rebase(t, n - 1);
     pull = pull_next;
     for (const Color s : {white, black})
       pull_next[s] =
           open[s] < std::max(before_last.losses[opposite(s)], last.marked[opposite(s)] / 3);
-    const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n),
-                       bound = win(n - 1), lost_before = loss(n - 1);
+    const int b = t.base;
+    const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
+                       bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
     const Counts k = sweep(
         t, now, won,
         [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
@@ -571,7 +622,7 @@ void solve(Table& t, bool verbose) {
             });
           };
           auto lose = [&] {  // x is this ply's candidate, and every move reaches a win
-            if (!exchange(t.v[s][idx], now, loss(n))) return;
+            if (!exchange(t.v[s][idx], now, loss(n - b))) return;
             ++c.losses[s];
             if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
           };
@@ -599,7 +650,7 @@ void solve(Table& t, bool verbose) {
             return !wins;
           });
           if (wins) {
-            for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1);)
+            for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
               if (exchange(t.v[s][idx], y, won)) {
                 ++c.wins[s];
                 return mark_candidates();
@@ -640,7 +691,9 @@ void solve(Table& t, bool verbose) {
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   // Not timed: what a table that captures into this one needs to know of it.
   for (int s = 0; s < 2; ++s)
-    for (std::uint8_t x : t.v[s].span()) t.longest = std::max(t.longest, std::abs(distance(x)));
+    for (std::uint64_t idx = 0; idx < t.size; ++idx)
+      if (is_win(t.v[s][idx]) || is_loss(t.v[s][idx]))
+        t.longest = std::max(t.longest, t.plies_to_go(static_cast<Color>(s), idx));
   if (verbose)
     std::printf(
         "  %s: init %.2f s (illegal %.2f, captures %.2f, mates %.2f), %d plies %.2f s, %llu "
@@ -706,14 +759,16 @@ void load(Table& t, const retra::Database& db) {
       if (t.v[s][idx] == kIllegal) continue;
       const std::uint8_t b = (*values)[(flip ? opposite(s) : s) * size + r];
       const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
-      beyond = beyond || (b != 0 && d > kMaxWin - 1);
+      beyond = beyond || (b != 0 && d > kMaxWin);
       t.v[s][idx] = b == 0 ? kDraw : (b & 1) ? win(d) : loss(d);
     }
   }
-  if (beyond) fail(name + ": a distance beyond this program's byte");
+  if (beyond) fail(name + ": a sub-table's distance beyond this program's first 124 plies");
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (int s = 0; s < 2; ++s)
-    for (std::uint8_t x : t.v[s].span()) t.longest = std::max(t.longest, std::abs(distance(x)));
+    for (std::uint64_t idx = 0; idx < t.size; ++idx)
+      if (is_win(t.v[s][idx]) || is_loss(t.v[s][idx]))
+        t.longest = std::max(t.longest, t.plies_to_go(static_cast<Color>(s), idx));
 }
 
 // ---- materials ------------------------------------------------------------------------------
@@ -808,7 +863,8 @@ int check(const Table& t, const retra::probe::Prober& prober, const std::string&
       const retra::probe::ChessValue r = prober.chess(b);
       if (!r) fail("probe: " + r.message);
       ++positions;
-      const int dtz = distance(x), sign = is_win(x) - is_loss(x);
+      const int sign = is_win(x) - is_loss(x);
+      const int dtz = sign == 0 ? 0 : sign * t.plies_to_go(static_cast<Color>(s), idx);
       const int mine = std::abs(dtz) > kHorizon ? sign : 2 * sign;
       if (mine != r.wdl) {
         if (++wrong_value <= 5)
@@ -866,9 +922,19 @@ int compare(Table& t, const std::string& db) {
     else
       piece_slot.push_back(static_cast<int>(k));
   const auto start = Clock::now();
-  auto code = [](std::uint8_t x) {
-    const int d = std::abs(distance(x));
-    return static_cast<std::uint8_t>(is_win(x) ? 2 * d + 1 : is_loss(x) ? 2 * d + 2 : 0);
+  // A code beyond a byte (127 plies and more) is stored as the byte of 126 plies, 253 for a win
+  // and 254 for a loss, and listed with its exact value as a far value, as retra's kernels hand
+  // them to the writer (BackwardStats::far).
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> far_parts(
+      static_cast<std::size_t>(omp_get_max_threads()));
+  auto code = [&](std::size_t s, std::uint64_t idx, std::uint64_t entry) {
+    const std::uint8_t x = t.v[s][idx];
+    if (!is_win(x) && !is_loss(x)) return std::uint8_t{0};
+    const int d = t.plies_to_go(static_cast<Color>(s), idx);
+    const auto exact = static_cast<std::uint32_t>(is_win(x) ? 2 * d + 1 : 2 * d + 2);
+    if (exact <= 254) return static_cast<std::uint8_t>(exact);
+    far_parts[static_cast<std::size_t>(omp_get_thread_num())].emplace_back(entry, exact);
+    return static_cast<std::uint8_t>(is_win(x) ? 253 : 254);
   };
   // Where the last piece is alone in its group, retra's last digit is its square among the
   // squares the others leave free, ascending, so a run of `run` indices moves only that piece,
@@ -901,35 +967,54 @@ int compare(Table& t, const std::string& db) {
         Bitboard free = ~(bit(wk) | bit(bk));
         for (std::size_t k = 0; k + 1 < piece_slot.size(); ++k)
           free &= ~bit(static_cast<int>(pieces[k]));
-        for (Bitboard f = free; f; f &= f - 1) out[i++] = code(t.v[s][base + std::countr_zero(f)]);
+        if (static_cast<std::uint64_t>(std::popcount(free)) != run)
+          fail(t.name + ": retra's last digit is not the last piece's free square");
+        for (Bitboard f = free; f; f &= f - 1, ++i)
+          out[i] = code(s, base + std::countr_zero(f), s * size + i);
         sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
         continue;
       }
-      out[i++] = valid ? code(t.v[s][t.index(wk, bk, pieces.data())]) : 0;
+      out[i] = valid ? code(s, t.index(wk, bk, pieces.data()), s * size + i) : 0;
+      ++i;
     }
   }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> far;
+  for (const auto& part : far_parts) far.insert(far.end(), part.begin(), part.end());
+  std::sort(far.begin(), far.end());
   const double convert = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& v : t.v) v = {};
   const auto read_start = Clock::now();
   if (auto st = (*seg)->read_all(theirs->span(), omp_get_max_threads()); !st)
     fail(st.error().message());
   const double read = std::chrono::duration<double>(Clock::now() - read_start).count();
+  // A side kept as classes holds every entry's class, also where the far values hold the exact
+  // value.
   std::uint64_t differ = 0, classes = 0;
+  const auto half = (*seg)->class_half();
   for (std::uint64_t i = 0; i < 2 * size; ++i) {
     std::uint8_t a = (*mine)[i];
-    if ((*seg)->class_only(i)) {
+    if (half != retra::format::ClassHalf::none &&
+        (i < size) == (half == retra::format::ClassHalf::lower)) {
       a = static_cast<std::uint8_t>(retra::chess::dtz_class_byte(a));
       ++classes;
     }
     if (a != (*theirs)[i] && ++differ <= 5)
-      std::printf("entry %llu differs: retra %d, sweep %d\n", static_cast<unsigned long long>(i),
-                  (*theirs)[i], a);
+      std::printf("entry %llu differs: retra %d (far %d), sweep %d\n",
+                  static_cast<unsigned long long>(i), (*theirs)[i],
+                  static_cast<int>((*seg)->far_value(i).value_or(0)), a);
+  }
+  // The far values: the same entries, the same exact values.
+  if (far != (*seg)->far()) {
+    ++differ;
+    std::printf("far values differ: retra lists %zu, sweep %zu\n", (*seg)->far().size(),
+                far.size());
   }
   std::printf(
       "compare with %s: %llu entries in retra's order (converted in %.2f s; retra's segment "
-      "read in %.2f s), %llu compared by class only, %llu differ\n",
+      "read in %.2f s), %llu compared by class only, %zu far values, %llu differ\n",
       db.c_str(), static_cast<unsigned long long>(2 * size), convert, read,
-      static_cast<unsigned long long>(classes), static_cast<unsigned long long>(differ));
+      static_cast<unsigned long long>(classes), far.size(),
+      static_cast<unsigned long long>(differ));
   return differ == 0 ? 0 : 1;
 }
 
@@ -940,7 +1025,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: chess_sweep MATERIAL [--threads N] [--subtables DB] [--check DB] [--stride K]\n"
-        "                   [--compare DB]\n"
+        "                   [--compare DB] [--rebase-at K]\n"
         "  MATERIAL: a pawnless table of 3-5 pieces, e.g. KQRvKR\n");
     return 2;
   }
@@ -961,6 +1046,8 @@ int main(int argc, char** argv) {
       compare_db = argv[i + 1];
     } else if (a == "--subtables") {
       sub_db = argv[i + 1];
+    } else if (a == "--rebase-at" && value >= 2 && value <= kMaxWin) {
+      g_rebase_at = static_cast<int>(value);
     } else if (a == "--stride" && value >= 1) {
       stride = static_cast<std::uint64_t>(value);
     } else {
