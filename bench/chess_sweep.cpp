@@ -172,6 +172,14 @@ struct Table {
       return base == 0 ? 0 : std::abs(distance(before_base[s][idx]));
     return std::abs(distance(x)) + base;
   }
+  // Sets `longest` once the values are final (not timed): what a table that captures into this
+  // one needs to know of it.
+  void find_longest() {
+    for (const Color s : {white, black})
+      for (std::uint64_t idx = 0; idx < size; ++idx)
+        if (is_win(v[s][idx]) || is_loss(v[s][idx]))
+          longest = std::max(longest, plies_to_go(s, idx));
+  }
 
   std::uint64_t chunks() const { return (padded() + kChunk - 1) / kChunk; }
   // Notes that index idx of side s's table now holds a value ply n must act on.
@@ -689,17 +697,53 @@ void solve(Table& t, bool verbose) {
         [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
   t.plies = n;
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  // Not timed: what a table that captures into this one needs to know of it.
-  for (int s = 0; s < 2; ++s)
-    for (std::uint64_t idx = 0; idx < t.size; ++idx)
-      if (is_win(t.v[s][idx]) || is_loss(t.v[s][idx]))
-        t.longest = std::max(t.longest, t.plies_to_go(static_cast<Color>(s), idx));
+  t.find_longest();
   if (verbose)
     std::printf(
         "  %s: init %.2f s (illegal %.2f, captures %.2f, mates %.2f), %d plies %.2f s, %llu "
         "table reads in the plies\n",
         t.name.c_str(), init, illegal, captures - illegal, init - captures, n, t.seconds - init,
         static_cast<unsigned long long>(all.reads));
+}
+
+// retra's DTZ segment of table `name` in db, of `size` placements per side, and its entries
+// decoded in index order.
+const retra::format::SegmentReader& dtz_segment(const retra::Database& db, const std::string& name,
+                                                std::uint64_t size) {
+  auto seg = db.segment(name);
+  if (!seg) fail(seg.error().message());
+  if ((*seg)->info().entries != 2 * size || (*seg)->info().entry_bytes != 1)
+    fail(name + ": the segment in " + db.dir().string() + " is not a DTZ segment of this table");
+  return **seg;
+}
+retra::LargeArray<std::uint8_t> decoded(const retra::format::SegmentReader& seg) {
+  auto values = retra::LargeArray<std::uint8_t>::allocate(seg.info().entries);
+  if (!values) fail("out of memory");
+  if (auto st = seg.read_all(values->span(), omp_get_max_threads()); !st)
+    fail(st.error().message());
+  return std::move(*values);
+}
+
+// For each of retra's slots (kings included) of t's material, t's piece on it: 0 the white king,
+// 1 the black king, 2 + i piece i. With flip, retra's table is t's material with the colours
+// exchanged. Identical pieces take the slots of their group in order.
+std::vector<int> piece_of_slot(const Table& t, const std::vector<retra::chess::Slot>& slots,
+                               bool flip) {
+  std::vector<int> of(slots.size(), -1);
+  unsigned used = 0;
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    for (int j = 0; j < t.m + 2; ++j) {
+      const auto u = static_cast<std::size_t>(j - 2);
+      const Color c = j < 2 ? static_cast<Color>(j) : t.colour[u];
+      const PieceType type = j < 2 ? king : t.type[u];
+      if ((used >> j & 1) || type != slots[k].type || (flip ? opposite(c) : c) != slots[k].color)
+        continue;
+      of[k] = j;
+      used |= 1u << j;
+      break;
+    }
+  if (std::count(of.begin(), of.end(), -1) != 0) fail(t.name + ": not retra's material");
+  return of;
 }
 
 // Fills a sub-table from retra's DTZ segment of the same material in DB instead of building it,
@@ -715,49 +759,24 @@ void load(Table& t, const retra::Database& db) {
   const bool flip = !(material->canonicalized() == *material);
   const std::string name = material->canonicalized().name();
   const Indexer ix(*retra::chess::parse_table_key(name));
-  auto seg = db.segment(name);
-  if (!seg) fail(seg.error().message());
   const std::uint64_t size = ix.size();
-  if ((*seg)->info().entries != 2 * size || (*seg)->info().entry_bytes != 1)
-    fail(name + ": not a DTZ segment of this table");
-  auto values = retra::LargeArray<std::uint8_t>::allocate(2 * size);
-  if (!values) fail("out of memory");
-  if (auto st = (*seg)->read_all(values->span(), omp_get_max_threads()); !st)
-    fail(st.error().message());
-  const auto& slots = ix.slots();
+  const auto values = decoded(dtz_segment(db, name, size));
+  const std::vector<int> of = piece_of_slot(t, ix.slots(), flip);
   bool beyond = false;
 #pragma omp parallel for schedule(dynamic, 4096) reduction(|| : beyond)
   for (std::uint64_t idx = 0; idx < t.size; ++idx) {
     if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
     const Pos p = decode(t, idx);
-    struct Placed {
-      Color colour;
-      PieceType type;
-      int sq;
-    };
-    std::array<Placed, 5> pieces{};
-    pieces[0] = {white, king, p.wk};
-    pieces[1] = {black, king, p.bk};
-    for (int i = 0; i < t.m; ++i) {
-      const auto u = static_cast<std::size_t>(i);
-      pieces[u + 2] = {t.colour[u], t.type[u], p.sq[u]};
-    }
+    const std::array<int, 5> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2]};
     std::array<std::uint8_t, retra::chess::kMaxPieces> sq{};
-    unsigned used = 0;
-    for (std::size_t k = 0; k < slots.size(); ++k)
-      for (std::size_t j = 0; j < static_cast<std::size_t>(t.m + 2); ++j) {
-        const Placed& x = pieces[j];
-        if ((used >> j & 1) || x.type != slots[k].type ||
-            (flip ? opposite(x.colour) : x.colour) != slots[k].color)
-          continue;
-        sq[k] = static_cast<std::uint8_t>(flip ? x.sq ^ 56 : x.sq);
-        used |= 1u << j;
-        break;
-      }
+    for (std::size_t k = 0; k < of.size(); ++k) {
+      const int q = placed[static_cast<std::size_t>(of[k])];
+      sq[k] = static_cast<std::uint8_t>(flip ? q ^ 56 : q);
+    }
     const std::uint64_t r = ix.rank(sq.data());
     for (const Color s : {white, black}) {
       if (t.v[s][idx] == kIllegal) continue;
-      const std::uint8_t b = (*values)[(flip ? opposite(s) : s) * size + r];
+      const std::uint8_t b = values[(flip ? opposite(s) : s) * size + r];
       const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
       beyond = beyond || (b != 0 && d > kMaxWin);
       t.v[s][idx] = b == 0 ? kDraw : (b & 1) ? win(d) : loss(d);
@@ -765,10 +784,7 @@ void load(Table& t, const retra::Database& db) {
   }
   if (beyond) fail(name + ": a sub-table's distance beyond this program's first 124 plies");
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (int s = 0; s < 2; ++s)
-    for (std::uint64_t idx = 0; idx < t.size; ++idx)
-      if (is_win(t.v[s][idx]) || is_loss(t.v[s][idx]))
-        t.longest = std::max(t.longest, t.plies_to_go(static_cast<Color>(s), idx));
+  t.find_longest();
 }
 
 // ---- materials ------------------------------------------------------------------------------
@@ -903,24 +919,12 @@ int compare(Table& t, const std::string& db) {
   const Indexer ix(*key);
   auto opened = retra::Database::open(db);
   if (!opened) fail(opened.error().message());
-  auto seg = (*opened)->segment(t.name);
-  if (!seg) fail(seg.error().message());
   const std::uint64_t size = ix.size();
-  if ((*seg)->info().entries != 2 * size || (*seg)->info().entry_bytes != 1)
-    fail(t.name + ": the segment in " + db + " is not a DTZ segment of this table");
+  const retra::format::SegmentReader& seg = dtz_segment(**opened, t.name, size);
   auto mine = retra::LargeArray<std::uint8_t>::allocate(2 * size);
-  auto theirs = retra::LargeArray<std::uint8_t>::allocate(2 * size);
-  if (!mine || !theirs) fail("out of memory");
-  // The placement's squares by retra's slots are the kings' and then this table's pieces in
-  // the same order (white's first, each side's by type).
+  if (!mine) fail("out of memory");
   const auto& slots = ix.slots();
-  std::array<int, 2> king_slot{};
-  std::vector<int> piece_slot;
-  for (std::size_t k = 0; k < slots.size(); ++k)
-    if (slots[k].type == king)
-      king_slot[slots[k].color] = static_cast<int>(k);
-    else
-      piece_slot.push_back(static_cast<int>(k));
+  const std::vector<int> of = piece_of_slot(t, slots, false);
   const auto start = Clock::now();
   // A code beyond a byte (127 plies and more) is stored as the byte of 126 plies, 253 for a win
   // and 254 for a loss, and listed with its exact value as a far value, as retra's kernels hand
@@ -942,8 +946,9 @@ int compare(Table& t, const std::string& db) {
   // kings stand on the a1-h8 diagonal (which placements are canonical then depends on the
   // pieces). Blocks are whole runs.
   const std::size_t ls = slots.size() - 1;
-  const bool runs = slots[ls].type != king && !(slots[ls - 1].type == slots[ls].type &&
-                                                slots[ls - 1].color == slots[ls].color);
+  const bool runs =
+      of[ls] == t.m + 1 && t.m > 0 &&
+      !(slots[ls - 1].type == slots[ls].type && slots[ls - 1].color == slots[ls].color);
   const std::uint64_t run = runs ? ix.radices().back() : 1;
   const std::uint64_t block = run * std::max<std::uint64_t>(1, 4096 / run);
   const std::uint64_t blocks = (size + block - 1) / block;  // per side
@@ -956,17 +961,15 @@ int compare(Table& t, const std::string& db) {
     std::array<std::uint8_t, retra::chess::kMaxPieces> sq{};
     for (std::uint64_t i = lo; i < hi;) {
       const bool valid = i == lo ? ix.unrank(i, sq.data()) : ix.step(i, sq.data());
-      const int wk = sq[static_cast<std::size_t>(king_slot[white])];
-      const int bk = sq[static_cast<std::size_t>(king_slot[black])];
-      std::array<int, 3> pieces{};
-      for (std::size_t k = 0; k < piece_slot.size(); ++k)
-        pieces[k] = sq[static_cast<std::size_t>(piece_slot[k])];
+      std::array<int, 5> placed{};  // t's pieces' squares, as piece_of_slot numbers them
+      for (std::size_t k = 0; k < of.size(); ++k) placed[static_cast<std::size_t>(of[k])] = sq[k];
+      const int wk = placed[0], bk = placed[1];
+      int* const pieces = placed.data() + 2;
       if (runs && i % run == 0 && valid && !(diagonal(wk) && diagonal(bk))) {
-        pieces[piece_slot.size() - 1] = 0;
-        const std::uint64_t base = t.index(wk, bk, pieces.data());
+        pieces[t.m - 1] = 0;
+        const std::uint64_t base = t.index(wk, bk, pieces);
         Bitboard free = ~(bit(wk) | bit(bk));
-        for (std::size_t k = 0; k + 1 < piece_slot.size(); ++k)
-          free &= ~bit(static_cast<int>(pieces[k]));
+        for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
         if (static_cast<std::uint64_t>(std::popcount(free)) != run)
           fail(t.name + ": retra's last digit is not the last piece's free square");
         for (Bitboard f = free; f; f &= f - 1, ++i)
@@ -974,7 +977,7 @@ int compare(Table& t, const std::string& db) {
         sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
         continue;
       }
-      out[i] = valid ? code(s, t.index(wk, bk, pieces.data()), s * size + i) : 0;
+      out[i] = valid ? code(s, t.index(wk, bk, pieces), s * size + i) : 0;
       ++i;
     }
   }
@@ -984,13 +987,12 @@ int compare(Table& t, const std::string& db) {
   const double convert = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& v : t.v) v = {};
   const auto read_start = Clock::now();
-  if (auto st = (*seg)->read_all(theirs->span(), omp_get_max_threads()); !st)
-    fail(st.error().message());
+  const auto theirs = decoded(seg);
   const double read = std::chrono::duration<double>(Clock::now() - read_start).count();
   // A side kept as classes holds every entry's class, also where the far values hold the exact
   // value.
   std::uint64_t differ = 0, classes = 0;
-  const auto half = (*seg)->class_half();
+  const auto half = seg.class_half();
   for (std::uint64_t i = 0; i < 2 * size; ++i) {
     std::uint8_t a = (*mine)[i];
     if (half != retra::format::ClassHalf::none &&
@@ -998,16 +1000,15 @@ int compare(Table& t, const std::string& db) {
       a = static_cast<std::uint8_t>(retra::chess::dtz_class_byte(a));
       ++classes;
     }
-    if (a != (*theirs)[i] && ++differ <= 5)
+    if (a != theirs[i] && ++differ <= 5)
       std::printf("entry %llu differs: retra %d (far %d), sweep %d\n",
-                  static_cast<unsigned long long>(i), (*theirs)[i],
-                  static_cast<int>((*seg)->far_value(i).value_or(0)), a);
+                  static_cast<unsigned long long>(i), theirs[i],
+                  static_cast<int>(seg.far_value(i).value_or(0)), a);
   }
   // The far values: the same entries, the same exact values.
-  if (far != (*seg)->far()) {
+  if (far != seg.far()) {
     ++differ;
-    std::printf("far values differ: retra lists %zu, sweep %zu\n", (*seg)->far().size(),
-                far.size());
+    std::printf("far values differ: retra lists %zu, sweep %zu\n", seg.far().size(), far.size());
   }
   std::printf(
       "compare with %s: %llu entries in retra's order (converted in %.2f s; retra's segment "
