@@ -51,10 +51,18 @@ def built(s):
     mine = base == table or base.startswith(table + '_')
     return mine and ('dtm' in metrics if dtm else bool({'wdl', 'dtz'} & set(metrics)))
 segs = [s for s in m['segments'] if built(s)]
-k = [s['build']['kernel_stats'] for s in segs]
-init = sum(x['init_seconds'] for x in k)
-prop = sum(x['propagate_seconds'] for x in k)
-scan = sum(x['scan_seconds'] for x in k)
+# The backward kernel's phases; the chess sweep's (src/games/chess/sweep.hpp) as the same three:
+# reading sub-tables, marking illegal positions, captures, mates and the conversion into the
+# segment's order as initialization, its plies as propagation, and no seed scans.
+def phases(x):
+    if 'propagate_seconds' in x:
+        return x['init_seconds'], x['propagate_seconds'], x['scan_seconds']
+    return (sum(x[p + '_seconds'] for p in ('subtables', 'illegal', 'captures', 'mates', 'convert')),
+            x['plies_seconds'], 0.0)
+k = [phases(s['build']['kernel_stats']) for s in segs]
+init = sum(x[0] for x in k)
+prop = sum(x[1] for x in k)
+scan = sum(x[2] for x in k)
 sums = ','.join(s['header_checksum'][:12] for s in segs)
 print(i, b, f"{t1 - t0:.2f}", f"{init:.2f}", f"{prop:.2f}", f"{scan:.2f}", sums)
 PY

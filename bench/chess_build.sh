@@ -11,15 +11,18 @@
 #        bench/chess_build.sh --pieces 3-5   (the whole set, one process; all three metrics
 #                                             unless METRICS names some, e.g. METRICS=wdl,dtz)
 # Environment: RETRA (binary), THREADS (default: all), DB (keep the tables there; default: temp),
-#              METRICS (default "wdl,dtz dtm": the timed passes per table)
+#              METRICS (default "wdl,dtz dtm": the timed passes per table), TUNE (passed as
+#              --tune to every build, e.g. TUNE=own_kernel=0 for the generic kernels alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 retra="${RETRA:-build/release/retra}"
 [ -x "$retra" ] || scripts/build.sh release >/dev/null
 threads="${THREADS:-$(nproc)}"
+tune=()
+[ -z "${TUNE:-}" ] || tune=(--tune "$TUNE")
 . bench/common.sh
 bench_dir chess-bench
-echo "machine: $(machine); threads $threads"
+echo "machine: $(machine); threads $threads${TUNE:+; --tune $TUNE}"
 
 reference_workload
 echo "reference workload (awari 0..13 stones, 1 thread): $wall s"
@@ -28,7 +31,7 @@ if [ "${1:-}" = "--pieces" ]; then
   range="${2:?usage: bench/chess_build.sh --pieces A-B}"
   metrics="${METRICS:-wdl,dtz,dtm}"
   timed "$retra" build chess --pieces "$range" --metrics "$metrics" --db "$dir/db" \
-    --threads "$threads" --no-progress --json
+    --threads "$threads" --no-progress --json "${tune[@]}"
   python3 - "$dir/last.json" "$range" "$wall" "$rss" "$metrics" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -50,9 +53,9 @@ for t in "${tables[@]}"; do
   for metrics in ${METRICS:-wdl,dtz dtm}; do
     # The sub-tables (and, the first time, the table itself), then the table alone, timed.
     "$retra" build chess --endgame "$t" --metrics "$metrics" --db "$dir/db" --threads "$threads" \
-      --no-progress --json >/dev/null
+      --no-progress --json "${tune[@]}" >/dev/null
     timed "$retra" build chess --endgame "$t" --metrics "$metrics" --force --db "$dir/db" \
-      --threads "$threads" --no-progress --json
+      --threads "$threads" --no-progress --json "${tune[@]}"
     python3 - "$dir/last.json" "$t" "$metrics" "$wall" "$rss" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))

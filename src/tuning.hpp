@@ -15,6 +15,7 @@ struct Tuning {
   bool simd_scan = true;      // seed scans compare 32 positions per instruction
   bool pack_frontier = true;  // frontiers hold packed positions (no unranking) where possible
   bool graph = true;          // forward kernel: re-examine only positions whose children changed
+  bool own_kernel = true;     // a game's own kernel where it has one (include/retra/game.hpp)
 
   // "prefetch=0,huge_pages=1": the names above, 0 or 1, comma separated.
   static Result<Tuning> parse(const std::string& text);
@@ -45,10 +46,13 @@ inline Result<Tuning> Tuning::parse(const std::string& text) {
       t.graph = on;
     else if (key == "pack_frontier")
       t.pack_frontier = on;
+    else if (key == "own_kernel")
+      t.own_kernel = on;
     else
-      return Error(Errc::invalid_argument,
-                   "--tune: unknown switch '" + key +
-                       "' (known: huge_pages, prefetch, simd_scan, pack_frontier, graph)");
+      return Error(
+          Errc::invalid_argument,
+          "--tune: unknown switch '" + key +
+              "' (known: huge_pages, prefetch, simd_scan, pack_frontier, graph, own_kernel)");
     i = j + 1;
   }
   return t;
@@ -57,7 +61,8 @@ inline Result<Tuning> Tuning::parse(const std::string& text) {
 inline std::string Tuning::to_string() const {
   return std::string("huge_pages=") + (huge_pages ? "1" : "0") +
          ",prefetch=" + (prefetch ? "1" : "0") + ",simd_scan=" + (simd_scan ? "1" : "0") +
-         ",pack_frontier=" + (pack_frontier ? "1" : "0") + ",graph=" + (graph ? "1" : "0");
+         ",pack_frontier=" + (pack_frontier ? "1" : "0") + ",graph=" + (graph ? "1" : "0") +
+         ",own_kernel=" + (own_kernel ? "1" : "0");
 }
 
 }  // namespace retra

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# bench/chess_sweep (the Syzygy-style sweep prototype) against retra's own tables: KQvKR and its
-# sub-tables built by retra, then every third index of the sweep's KQvKR compared with them
-# (WDL class and DTZ), which must agree on every position; then KQvKR again from retra's
-# sub-tables, its codes rebased, every entry compared in retra's order; a material the prototype
-# does not take (pawns) is refused with exit code 2.
+# The chess game's own kernel for pawnless tables (src/games/chess/sweep.hpp), run alone by
+# bench/chess_sweep, against tables built by retra's generic backward kernel (--tune
+# own_kernel=0): KQvKR and its sub-tables built that way, then every third index of the kernel's
+# KQvKR compared with them (WDL class and DTZ), which must agree on every position; then KQvKR
+# again from those sub-tables, its codes rebased, every entry compared in retra's order. A build
+# that takes the own kernel (the default) writes the same bytes as the generic one, and says
+# which kernel built each segment. A material the kernel does not take (pawns) is refused with
+# exit code 2.
 # Usage: tests/chess_sweep_test.sh RETRA CHESS_SWEEP
 set -euo pipefail
 retra="$1"
@@ -12,7 +15,20 @@ dir="$(mktemp -d "${TMPDIR:-/tmp}/retra-sweep-XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
 
 "$retra" build chess --endgame KQvKR --metrics wdl,dtz --db "$dir/db" --threads 2 --no-progress \
+  --tune own_kernel=0 --json >/dev/null
+"$retra" build chess --endgame KQvKR --metrics wdl,dtz --db "$dir/own" --threads 2 --no-progress \
   --json >/dev/null
+for t in KQvK KRvK KQvKR; do
+  cmp "$dir/db/chess-$t.rseg" "$dir/own/chess-$t.rseg" ||
+    { echo "$t: the own kernel's file differs from the generic kernel's" >&2; exit 1; }
+done
+python3 - "$dir/db/manifest.json" "$dir/own/manifest.json" <<'PY'
+import json, sys
+kernels = [{s['name']: s['build']['kernel'] for s in json.load(open(f))['segments']}
+           for f in sys.argv[1:]]
+assert set(kernels[0].values()) == {'backward'}, kernels[0]
+assert set(kernels[1].values()) == {'sweep'}, kernels[1]
+PY
 "$sweep" KQvKR --threads 2 --check "$dir/db" --stride 3 | tee "$dir/out.txt" | tail -2
 grep -q '^KQvKR: 2 threads, 3784704 slots, 2524224 legal (1529295 wins, 905366 losses), longest 62 plies' \
   "$dir/out.txt" || { echo "unexpected KQvKR totals" >&2; exit 1; }

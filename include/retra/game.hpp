@@ -85,6 +85,12 @@
 //   packable(s), pack(s, p),       a position of segment s in 63 bits and back. When packable(s),
 //   unpack(s, bits)                the backward kernel keeps positions instead of indices in its
 //                                  frontiers and never has to unrank.
+//   own_kernel(s, values, lower,   the game's own kernel for the segments it builds faster than
+//   options, limits)               the generic ones (kernels/own_kernel.hpp, HasOwnKernel): it
+//                                  fills values from lower(segment, index) of the finished
+//                                  segments, or declines (std::nullopt) and the generic kernel
+//                                  runs. The build driver asks it first, in memory and on one
+//                                  machine only; --tune own_kernel=0 turns it off.
 #pragma once
 
 #include <concepts>

@@ -27,6 +27,7 @@
 
 #include "kernels/backward.hpp"
 #include "kernels/forward_iteration.hpp"
+#include "kernels/own_kernel.hpp"
 #include "src/build/build.hpp"
 #include "src/build/checkpoint.hpp"
 #include "src/build/finished.hpp"
@@ -548,6 +549,26 @@ class Driver {
           kr.stats["graph_seconds"] = st.graph_seconds;
         }
         return kr;
+      }
+    }
+    if constexpr (kernels::HasOwnKernel<G>) {
+      // The game's own kernel where it has one for this segment: in memory and on one machine
+      // only, since it keeps no checkpoints, spills nothing and splits no index ranges.
+      if (req_.tuning.own_kernel && !ooc && !req_.cluster) {
+        const kernels::Lower<Seg> lower = [&lookup](const Seg& d, std::uint64_t i) {
+          return lookup(d, i);
+        };
+        auto own = g.own_kernel(Seg(s), values, lower, ko, {headroom_share(threads)});
+        if (own) {
+          if (!*own) return std::move(*own).error();
+          RETRA_TRY(lookup.take_error());
+          kr.kernel = (*own)->kernel;
+          kr.iterations = (*own)->levels;
+          kr.far = std::move((*own)->far);
+          kr.stats = nlohmann::json::object();
+          for (const auto& [key, value] : (*own)->stats) kr.stats[key] = value;
+          return kr;
+        }
       }
     }
     if constexpr (KS == ValueKind::dtm && kDtc) {

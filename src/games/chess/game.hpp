@@ -16,9 +16,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "kernels/own_kernel.hpp"
 #include "retra/error.hpp"
 #include "retra/game.hpp"
 #include "src/games/chess/board.hpp"
@@ -133,6 +135,14 @@ class Game {
   // value with every legal en-passant capture (from the child's mover's view).
   template <class Lower>
   int virtual_value(int s, std::uint64_t packed, const Lower& lower) const;
+
+  // The game's own kernel (sweep.hpp) for the DTZ segments of pawnless tables of 3-5 pieces,
+  // whose sub-tables it reads through lower; declines the others, tables whose captures reach
+  // values beyond the 50-move horizon or whose distances outgrow its codes, and tables whose
+  // arrays need more than limits.spare_bytes.
+  std::optional<Result<kernels::OwnKernelRun>> own_kernel(
+      int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
+      const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const;
 
   bool packable(int) const { return true; }
   // Every slot, not only the segment's n: no table lookup and no loop bound per parent (the

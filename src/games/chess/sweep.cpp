@@ -1,0 +1,810 @@
+// The chess game's own kernel for pawnless DTZ segments (sweep.hpp), and Game::own_kernel, which
+// builds a table's sub-tables from the finished segments and hands its values to the driver.
+// Thread safety: see sweep.hpp; Game::own_kernel is reentrant.
+#include "src/games/chess/sweep.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "src/games/chess/game.hpp"
+
+namespace retra::chess::sweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int transform(int sq, int t) {
+  int x = file_of(sq), y = rank_of(sq);
+  if (t & 4) std::swap(x, y);
+  if (t & 1) x = 7 - x;
+  if (t & 2) y = 7 - y;
+  return square(x, y);
+}
+bool canonical_pair(int wk, int bk) {
+  const int x = file_of(wk), y = rank_of(wk);
+  if (x > 3 || y > x || wk == bk || (king_attacks(wk) & bit(bk))) return false;
+  return x != y || file_of(bk) >= rank_of(bk);
+}
+
+}  // namespace
+
+KingPairs::KingPairs() {
+  {
+    for (int t = 0; t < 8; ++t)
+      for (int s = 0; s < 64; ++s)
+        image[static_cast<std::size_t>(t * 64 + s)] = static_cast<std::uint8_t>(transform(s, t));
+    std::array<std::int16_t, 64 * 64> id;
+    id.fill(-1);
+    for (int wk = 0; wk < 64; ++wk)
+      for (int bk = 0; bk < 64; ++bk)
+        if (canonical_pair(wk, bk)) {
+          id[static_cast<std::size_t>(wk * 64 + bk)] = static_cast<std::int16_t>(pairs.size());
+          pairs.emplace_back(wk, bk);
+        }
+    index.fill(-1);
+    for (int wk = 0; wk < 64; ++wk)
+      for (int bk = 0; bk < 64; ++bk)
+        for (int t = 0; t < 8; ++t) {
+          const int k = id[static_cast<std::size_t>(transform(wk, t) * 64 + transform(bk, t))];
+          if (k >= 0) {
+            index[static_cast<std::size_t>(wk * 64 + bk)] = static_cast<std::int16_t>(k);
+            sym[static_cast<std::size_t>(wk * 64 + bk)] = static_cast<std::uint8_t>(t);
+            break;
+          }
+        }
+  }
+}
+const KingPairs kKp;
+
+Pos decode(const Table& t, std::uint64_t idx) {
+  Pos p{};
+  p.kings = idx >> (6 * t.m);
+  const auto& kp = kKp.pairs[static_cast<std::size_t>(p.kings)];
+  p.wk = kp.first;
+  p.bk = kp.second;
+  p.side[white] = bit(p.wk);
+  p.side[black] = bit(p.bk);
+  for (int i = 0; i < t.m; ++i) {
+    p.sq[static_cast<std::size_t>(i)] = static_cast<int>(idx >> t.shift(i) & 63);
+    p.side[t.colour[static_cast<std::size_t>(i)]] |= bit(p.sq[static_cast<std::size_t>(i)]);
+  }
+  p.occ = p.side[white] | p.side[black];
+  return p;
+}
+
+void Table::find_longest() {
+  int most = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : most)
+  for (std::uint64_t idx = 0; idx < size; ++idx)
+    for (const Color s : {white, black})
+      if (is_win(v[s][idx]) || is_loss(v[s][idx])) most = std::max(most, plies_to_go(s, idx));
+  longest = most;
+}
+
+Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads) {
+  assert(pieces.size() <= 3);
+  // White's pieces first, each side's by type.
+  std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
+  Table t;
+  t.m = static_cast<int>(pieces.size());
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    assert(pieces[i].first != king && pieces[i].first != pawn);
+    t.type[i] = pieces[i].first;
+    t.colour[i] = pieces[i].second;
+  }
+  t.size = kKp.pairs.size() << (6 * t.m);
+  t.threads = std::max(1, threads);
+  t.name = name_of(t);
+  return t;
+}
+
+std::string name_of(const Table& t) {
+  std::string s[2] = {"K", "K"};
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    s[t.colour[u]] += piece_letter(t.type[u], white);
+  }
+  return s[0] + "v" + s[1];
+}
+
+namespace {
+std::uint8_t load(const std::uint8_t& v) {
+  return std::atomic_ref<const std::uint8_t>(v).load(std::memory_order_relaxed);
+}
+void store(std::uint8_t& v, std::uint8_t x) {
+  std::atomic_ref<std::uint8_t>(v).store(x, std::memory_order_relaxed);
+}
+bool exchange(std::uint8_t& v, std::uint8_t from, std::uint8_t to) {
+  return std::atomic_ref<std::uint8_t>(v).compare_exchange_strong(from, to,
+                                                                  std::memory_order_relaxed);
+}
+
+// Decodes the run of 64 indices from base, in which only the last piece moves, with the last
+// piece off the board (in side and occ); false where two of the other pieces share a square,
+// which makes the whole run illegal.
+bool decode_run(const Table& t, std::uint64_t base, Pos& p) {
+  p = decode(t, base);
+  p.side[white] = bit(p.wk);
+  p.side[black] = bit(p.bk);
+  for (int i = 0; i + 1 < t.m; ++i)
+    p.side[t.colour[static_cast<std::size_t>(i)]] |= bit(p.sq[static_cast<std::size_t>(i)]);
+  p.occ = p.side[white] | p.side[black];
+  return std::popcount(p.occ) == t.m + 1;
+}
+
+// Calls f(child index) for every quiet move (to an empty square) of side s, the child in the
+// other side's table, until f returns false; returns whether it went through all of them. King
+// moves next to the other king have no index and are not generated (they are illegal).
+template <class F>
+bool for_each_quiet(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&& f) {
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] != s) continue;
+    for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & ~p.occ; q; q &= q - 1)
+      if (!f(t.moved(idx, i, p.sq[u], std::countr_zero(q)))) return false;
+  }
+  const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
+  for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
+    const int b = std::countr_zero(q);
+    if (!f(s == white ? t.king_moved(idx, b, p.bk, p.sq.data())
+                      : t.king_moved(idx, p.wk, b, p.sq.data())))
+      return false;
+  }
+  return true;
+}
+
+// Calls f(parent index) for every quiet unmove of the side that just moved (not s), the parent
+// in that side's table. Parents whose side not to move is in check are illegal in the table; the
+// caller reads that, so no legality is tested here.
+template <class F>
+void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&& f) {
+  const Color mover = opposite(s);
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] != mover) continue;
+    for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & ~p.occ; q; q &= q - 1)
+      f(t.moved(idx, i, p.sq[u], std::countr_zero(q)));
+  }
+  // A king unmove can turn the board. Where both kings end on the a1-h8 diagonal the parent
+  // has two indices (mirror images); both are reported, or one of them would never be reached.
+  const int k = mover == white ? p.wk : p.bk, other = mover == white ? p.bk : p.wk;
+  for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
+    const int b = std::countr_zero(q);
+    const int wk = mover == white ? b : p.wk, bk = mover == white ? p.bk : b;
+    const std::uint64_t parent = t.king_moved(idx, wk, bk, p.sq.data());
+    f(parent);
+    const auto& kp = kKp.pairs[static_cast<std::size_t>(parent >> (6 * t.m))];
+    if (file_of(kp.first) == rank_of(kp.first) && file_of(kp.second) == rank_of(kp.second)) {
+      std::uint64_t mirror = parent >> (6 * t.m);
+      for (int i = 0; i < t.m; ++i)
+        mirror = mirror << 6 | kKp.image[4 * 64 + (parent >> t.shift(i) & 63)];
+      if (mirror != parent) f(mirror);
+    }
+  }
+}
+
+struct Counts {
+  // wins, losses and new candidates by the side to move in the position written
+  std::array<std::uint64_t, 2> wins{}, losses{}, marked{};
+  std::uint64_t reads = 0;
+  std::uint64_t all_losses() const { return losses[0] + losses[1]; }
+  std::uint64_t all_marked() const { return marked[0] + marked[1]; }
+  Counts& operator+=(const Counts& o) {
+    for (int s = 0; s < 2; ++s) {
+      wins[s] += o.wins[s];
+      losses[s] += o.losses[s];
+      marked[s] += o.marked[s];
+    }
+    reads += o.reads;
+    return *this;
+  }
+};
+
+// Whether a position is still open: unknown, or a candidate of either ply.
+constexpr bool is_open(std::uint8_t v) { return v == 0 || (v >= 3 && v <= 5); }
+
+// Calls body(side, index, value, counts) for every index of both sides' tables whose value is a or
+// b, or, on a side whose `open` is set, whose value is open; in parallel. Eight values are tested
+// at once (a word with a zero byte where one matches, or one below 6 for the open values); the
+// words are read with relaxed atomic loads, since other threads write single bytes of the same
+// tables, and body is handed the byte as read again. Where `active` is given, only the chunks it
+// flags are read (a flag per side and chunk, side-major, as Table::activate sets them), but on an
+// open side every chunk.
+template <class Body>
+Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
+             const std::uint8_t* active = nullptr, std::array<bool, 2> open = {},
+             Progress* progress = nullptr) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const std::uint64_t size = t.padded(), chunks = t.chunks();
+  Counts total;
+#pragma omp declare reduction(add:Counts : omp_out += omp_in)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(t.threads) reduction(add : total)
+  for (std::uint64_t c = 0; c < 2 * chunks; ++c) {
+    const auto s = static_cast<Color>(c / chunks);
+    progress_advance(progress, 1);
+    if (active && !open[s] && !load(active[c])) continue;
+    auto& v = t.v[s];
+    const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(size, lo + kChunk);
+    // One loop per kind of match, so the word test is not chosen again for every word.
+    auto scan = [&](auto word_matches, auto matches) {
+      for (std::uint64_t w = lo; w < hi; w += 8) {
+        const std::uint64_t word = std::atomic_ref<const std::uint64_t>(
+                                       *reinterpret_cast<const std::uint64_t*>(v.data() + w))
+                                       .load(std::memory_order_relaxed);
+        if (!(word_matches(word) & kHigh)) continue;
+        for (std::uint64_t idx = w; idx < w + 8; ++idx) {
+          const std::uint8_t x = load(v[idx]);
+          if (matches(x)) body(s, idx, x, total);
+        }
+      }
+    };
+    if (open[s])
+      scan([](std::uint64_t word) { return (word - kOnes * 6) & ~word; }, is_open);
+    else
+      scan(
+          [&](std::uint64_t word) {
+            const std::uint64_t xa = word ^ (kOnes * a), xb = word ^ (kOnes * b);
+            return ((xa - kOnes) & ~xa) | ((xb - kOnes) & ~xb);
+          },
+          [&](std::uint8_t x) { return x == a || x == b; });
+  }
+  return total;
+}
+
+// Marks the parents of a loss in n (side s to move at idx) as wins in n+1, where still open.
+void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts& k) {
+  auto& parents = t.v[opposite(s)];
+  const std::uint8_t won = win(n + 1 - t.base);
+  for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
+    ++k.reads;
+    const std::uint8_t x = load(parents[parent]);
+    if (x == kUnknown || x == kCapDraw || x == candidate(0) || x == candidate(1)) {
+      store(parents[parent], won);
+      t.activate(n + 1, opposite(s), parent);
+      ++k.wins[opposite(s)];
+    }
+  });
+}
+
+// Both sides' arrays, every value unknown, with the illegal positions marked once: two pieces
+// on one square, or the side not to move in check. The side to move in check is noted too (a
+// code the plies use for candidates), since only there can a position without moves be a mate.
+Status mark_illegal(Table& t) {
+  for (auto& v : t.v) {  // zeroed: every value unknown
+    auto a = LargeArray<std::uint8_t>::allocate(t.padded());
+    if (!a) return std::move(a).error();
+    v = std::move(*a);
+    for (std::uint64_t idx = t.size; idx < t.padded(); ++idx) v[idx] = kIllegal;
+  }
+  // The indices come in runs of 64 in which only the last piece moves, so what the other pieces
+  // attack is worked out once per run: the last piece can only give a check itself or stand
+  // between a checker and the king.
+  auto mark = [&](std::uint64_t idx, bool white_checked, bool black_checked) {
+    t.v[white][idx] = black_checked ? kIllegal : white_checked ? kInCheck : kUnknown;
+    t.v[black][idx] = white_checked ? kIllegal : black_checked ? kInCheck : kUnknown;
+  };
+  if (t.m == 0) {
+    for (std::uint64_t idx = 0; idx < t.size; ++idx) mark(idx, false, false);
+  } else {
+    const auto last = static_cast<std::size_t>(t.m - 1);
+#pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads)
+    for (std::uint64_t base = 0; base < t.size; base += 64) {
+      Pos p;
+      const bool placed = decode_run(t, base, p);
+      const Bitboard occ = p.occ;
+      if (!placed) {
+        for (std::uint64_t idx = base; idx < base + 64; ++idx) t.v[0][idx] = t.v[1][idx] = kIllegal;
+        continue;
+      }
+      // Per attacking side: whether another piece checks, and the squares that block every such
+      // check (none where a knight checks, or two pieces do).
+      std::array<bool, 2> checks{};
+      std::array<Bitboard, 2> block{~Bitboard{0}, ~Bitboard{0}};
+      std::array<int, 2> target{p.bk, p.wk};
+      for (std::size_t i = 0; i < last; ++i) {
+        const Color by = t.colour[i];
+        if (!attacks_square(t.type[i], by, p.sq[i], target[by], occ)) continue;
+        checks[by] = true;
+        block[by] &= between(p.sq[i], target[by]);
+      }
+      const Color lc = t.colour[last];
+      for (int q = 0; q < 64; ++q) {
+        const auto idx = base + static_cast<std::uint64_t>(q);
+        if (occ & bit(q)) {
+          t.v[0][idx] = t.v[1][idx] = kIllegal;
+          continue;
+        }
+        std::array<bool, 2> check{checks[0] && !(block[0] & bit(q)),
+                                  checks[1] && !(block[1] & bit(q))};
+        check[lc] = check[lc] || attacks_square(t.type[last], lc, q, target[lc], occ);
+        mark(idx, check[black], check[white]);
+      }
+    }
+  }
+  return {};
+}
+
+// Before a ply whose wins would outgrow the codes: every win and loss in at most `upto` plies
+// becomes "won / lost earlier", the others are coded from base `upto`, and the distances are kept
+// in before_base. Once per table: the codes then reach 2 * SolveOptions::rebase_at plies.
+Status rebase(Table& t, int upto) {
+  assert(t.base == 0);
+  for (int s = 0; s < 2; ++s) {
+    auto a = LargeArray<std::uint8_t>::allocate(t.padded());
+    if (!a) return std::move(a).error();
+    t.before_base[s] = std::move(*a);
+    auto& v = t.v[s];
+    auto& kept = t.before_base[s];
+#pragma omp parallel for schedule(static) num_threads(t.threads)
+    for (std::uint64_t idx = 0; idx < t.padded(); ++idx) {
+      const std::uint8_t x = v[idx];
+      kept[idx] = x;
+      if (!is_win(x) && !is_loss(x)) continue;
+      const int d = std::abs(distance(x));
+      v[idx] = d <= upto   ? (is_win(x) ? kWonEarlier : kLostEarlier)
+               : is_win(x) ? win(d - upto)
+                           : loss(d - upto);
+    }
+  }
+  t.base = upto;
+  return {};
+}
+}  // namespace
+
+Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
+  const auto start = Clock::now();
+  RETRA_TRY(mark_illegal(t));
+  t.active[0].assign(2 * t.chunks(), 0);
+  t.active[1].assign(2 * t.chunks(), 1);  // ply 1 reads everything the captures marked
+  const double illegal = std::chrono::duration<double>(Clock::now() - start).count();
+  // Captures, into the sub-tables: one into a lost position wins in 1; one into a draw keeps the
+  // position from losing; if every capture loses, the position is a candidate for ply 1, which
+  // finds it lost in 1 if it has no legal quiet move. No position tests its quiet moves here but
+  // one in check without a legal capture (mate or not). A stalemate is never reached by an
+  // unmove from a child, so it stays unknown and ends a draw.
+  // Run by run again (KvK has no captures and no checks): a capture between two of the other
+  // pieces is found once per run, and its 64 children are one run of the sub-table, since the
+  // last piece stays last there; only captures of or by the last piece, and by a king (which
+  // can turn the board), are worked out square by square.
+  if (t.m > 0) {
+    const auto last = static_cast<std::size_t>(t.m - 1);
+    // The index in sub[j] of this table's position with piece j gone and the others on sq.
+    auto sub_index = [&](std::size_t j, std::uint64_t kings, const std::array<int, 3>& sq) {
+      std::uint64_t child = kings;
+      for (std::size_t k = 0; k <= last; ++k)
+        if (k != j) child = child << 6 | static_cast<std::uint64_t>(sq[k]);
+      return child;
+    };
+    auto king_capture = [&](std::size_t j, const Pos& p, Color s, int to, std::array<int, 3> sq) {
+      std::array<int, 3> rest{};
+      for (std::size_t k = 0, r = 0; k <= last; ++k)
+        if (k != j) rest[r++] = sq[k];
+      return t.sub[j]->index(s == white ? to : p.wk, s == white ? p.bk : to, rest.data());
+    };
+    progress_phase(opt.progress, opt.label + ": captures", t.size);
+#pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads)
+    for (std::uint64_t base = 0; base < t.size; base += 64) {
+      Pos p;
+      if (!decode_run(t, base, p)) continue;
+      const Bitboard occ = p.occ;
+      const Color lc = t.colour[last];
+      for (const Color s : {white, black}) {
+        const Color o = opposite(s);
+        const int king = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
+        const Bitboard reach = king_attacks(king) & ~king_attacks(other);
+        // Captures between the other pieces: a child run, and the squares of the last piece
+        // that block the capture.
+        std::array<std::pair<const std::uint8_t*, Bitboard>, 4> runs{};
+        std::array<std::size_t, 3> by_king{};  // pieces the king can take
+        std::size_t nr = 0, nk = 0;
+        for (std::size_t j = 0; j < last; ++j) {
+          if (t.colour[j] != o) continue;
+          const std::uint8_t* child = t.sub[j]->v[o].data();
+          for (std::size_t i = 0; i < last; ++i) {
+            if (t.colour[i] != s || !attacks_square(t.type[i], s, p.sq[i], p.sq[j], occ)) continue;
+            std::array<int, 3> sq = p.sq;
+            sq[i] = sq[j];
+            sq[last] = 0;
+            runs[nr++] = {child + sub_index(j, p.kings, sq), between(p.sq[i], p.sq[j])};
+          }
+          if (reach & bit(p.sq[j])) by_king[nk++] = j;
+        }
+        auto& v = t.v[s];
+        for (int q = 0; q < 64; ++q) {
+          const auto idx = base + static_cast<std::uint64_t>(q);
+          const std::uint8_t checked = v[idx];
+          if (checked == kIllegal) continue;
+          bool captures = false, wins = false, draws = false;
+          auto see = [&](std::uint8_t x) {
+            if (x == kIllegal) return;
+            captures = true;
+            wins |= is_loss(x);
+            draws |= x == kDraw;
+          };
+          for (std::size_t r = 0; r < nr; ++r)
+            if (!(runs[r].second & bit(q))) see(runs[r].first[q]);
+          p.sq[last] = q;
+          for (std::size_t k = 0; k < nk; ++k)
+            see(t.sub[by_king[k]]->v[o][king_capture(by_king[k], p, s, p.sq[by_king[k]], p.sq)]);
+          if (lc == o) {  // the last piece taken, by a piece or the king
+            const auto& child = t.sub[last]->v[o];
+            for (std::size_t i = 0; i < last; ++i) {
+              if (t.colour[i] != s || !attacks_square(t.type[i], s, p.sq[i], q, occ)) continue;
+              std::array<int, 3> sq = p.sq;
+              sq[i] = q;
+              see(child[sub_index(last, p.kings, sq)]);
+            }
+            if (reach & bit(q)) see(child[king_capture(last, p, s, q, p.sq)]);
+          } else {  // the last piece takes
+            for (std::size_t j = 0; j < last; ++j) {
+              if (t.colour[j] != o || !attacks_square(t.type[last], s, q, p.sq[j], occ)) continue;
+              std::array<int, 3> sq = p.sq;
+              sq[last] = sq[j];
+              see(t.sub[j]->v[o][sub_index(j, p.kings, sq)]);
+            }
+          }
+          std::uint8_t x = wins ? win(1) : draws ? kCapDraw : captures ? candidate(1) : kUnknown;
+          if (checked == kInCheck && !captures) {
+            Pos here = p;
+            here.occ = occ | bit(q);
+            here.side[lc] |= bit(q);
+            const auto& next = t.v[o];
+            const bool moves = !for_each_quiet(t, idx, here, s, [&](std::uint64_t child) {
+              return load(next[child]) == kIllegal;
+            });
+            if (!moves) x = loss(0);
+          }
+          // Atomic: other runs' in-check positions read this side's bytes (only whether they
+          // are illegal, which no write here changes).
+          store(v[idx], x);
+        }
+      }
+      progress_advance(opt.progress, 64);
+    }
+  }
+  const double captures = std::chrono::duration<double>(Clock::now() - start).count();
+  // The parents of mates win in 1.
+  sweep(t, loss(0), loss(0), [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
+    mark_wins(t, idx, decode(t, idx), s, 0, k);
+  });
+  const double init = std::chrono::duration<double>(Clock::now() - start).count();
+  // Ply n, one sweep of both sides: a candidate (marked in ply n-1) whose every move reaches a
+  // win in at most n-1 plies loses in n; the parents of a win in n become candidates for ply
+  // n+1. A side's wins in n+1 come one of two ways, as breadth-first searches choose between
+  // pushing from the frontier and pulling into the unvisited set (Beamer et al.). Pushed: ply n
+  // marks the parents of each loss in n at once, reading every parent, though late in a table
+  // almost all of them are won already. Pulled: ply n+1 reads the moves of each position still
+  // open on that side until one reaches a loss in n. Ply n picks, per side, whichever should
+  // read less, with about as many reads per position either way: the other side's losses
+  // expected in ply n (as many as two plies before, since losses come in waves of every other
+  // ply, or a third of its candidates, whichever is more) against this side's open positions.
+  // Within a sweep the codes only move forward: a win in n is final before the sweep starts
+  // (or written by the one thread that pulls it), a candidate is resolved by compare-exchange,
+  // so a parent that another thread made a win or a next-ply candidate meanwhile keeps that
+  // value.
+  std::array<std::uint64_t, 2> open{};
+  for (int s = 0; s < 2; ++s)
+    for (std::uint8_t x : t.v[s].span()) open[static_cast<std::size_t>(s)] += is_open(x);
+  std::array<bool, 2> pull{}, pull_next{};  // side s's wins of this ply / the next are pulled
+  Counts all, last, before_last;            // the last two plies
+  int n = 1;
+  for (;; ++n) {
+    if (n + 1 - t.base > opt.rebase_at) {
+      if (t.base != 0) return false;  // beyond the codes even so
+      RETRA_TRY(rebase(t, n - 1));
+      if (opt.note) opt.note(fmt::format("{}: codes rebased after ply {}", t.name, n - 1));
+    }
+    progress_phase(opt.progress, fmt::format("{}: ply {}", opt.label, n), 2 * t.chunks());
+    pull = pull_next;
+    for (const Color s : {white, black})
+      pull_next[s] =
+          open[s] < std::max(before_last.losses[opposite(s)], last.marked[opposite(s)] / 3);
+    const int b = t.base;
+    const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
+                       bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
+    const Counts k = sweep(
+        t, now, won,
+        [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
+          const Pos p = decode(t, idx);
+          auto& other = t.v[opposite(s)];
+          auto mark_candidates = [&] {
+            for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
+              ++c.reads;
+              const std::uint8_t y = load(other[parent]);
+              if ((y == kUnknown || y == now) && exchange(other[parent], y, next)) {
+                t.activate(n + 1, opposite(s), parent);
+                ++c.marked[opposite(s)];
+              }
+            });
+          };
+          auto lose = [&] {  // x is this ply's candidate, and every move reaches a win
+            if (!exchange(t.v[s][idx], now, loss(n - b))) return;
+            ++c.losses[s];
+            if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
+          };
+          // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
+          // slower over KQRvKR's plies, alternating with this version four times.
+          if (!pull[s]) {
+            if (x == won) return mark_candidates();
+            const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+              ++c.reads;
+              const std::uint8_t y = load(other[child]);
+              return y == kIllegal || (is_win(y) && y <= bound);
+            });
+            if (lost) return lose();
+            exchange(t.v[s][idx], now, kUnknown);
+            return;
+          }
+          // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
+          // without one loses if every move reaches a win.
+          bool wins = false, lost = x == now;
+          for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+            ++c.reads;
+            const std::uint8_t y = load(other[child]);
+            wins = is_loss(y) && y <= lost_before;
+            lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
+            return !wins;
+          });
+          if (wins) {
+            for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
+              if (exchange(t.v[s][idx], y, won)) {
+                ++c.wins[s];
+                return mark_candidates();
+              } else {
+                y = load(t.v[s][idx]);
+              }
+            return;
+          }
+          if (lost) return lose();
+          if (x == now) exchange(t.v[s][idx], now, kUnknown);
+        },
+        t.active[n & 1].data(), pull, opt.progress);
+    std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
+    for (int s = 0; s < 2; ++s)
+      open[static_cast<std::size_t>(s)] -=
+          std::min(open[static_cast<std::size_t>(s)],
+                   k.wins[static_cast<std::size_t>(s)] + k.losses[static_cast<std::size_t>(s)]);
+    all += k;
+    before_last = last;
+    last = k;
+    if (opt.note)
+      opt.note(fmt::format(
+          "{} ply {}: losses {}/{}, wins {}/{} (white/black to move), {} candidates, open {}/{}, "
+          "wins pulled:{}{}",
+          t.name, n, k.losses[white], k.losses[black], k.wins[white], k.wins[black], k.all_marked(),
+          open[white], open[black], pull[white] ? " white" : "", pull[black] ? " black" : ""));
+    if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0) break;
+  }
+  sweep(t, kUnknown, kCapDraw,
+        [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
+  t.plies = n;
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  t.find_longest();
+  if (times) *times = {illegal, captures - illegal, init - captures, seconds - init};
+  if (opt.note)
+    opt.note(fmt::format(
+        "{}: init {:.2f} s (illegal {:.2f}, captures {:.2f}, mates {:.2f}), {} plies {:.2f} s, {} "
+        "table reads in the plies",
+        t.name, init, illegal, captures - illegal, init - captures, n, seconds - init, all.reads));
+  return true;
+}
+
+namespace {
+// For each of retra's slots (kings included) of t's material, t's piece on it: 0 the white king,
+// 1 the black king, 2 + i piece i. With flip, retra's table is t's material with the colours
+// exchanged. Identical pieces take the slots of their group in order.
+std::vector<int> piece_of_slot(const Table& t, const std::vector<Slot>& slots, bool flip) {
+  std::vector<int> of(slots.size(), -1);
+  unsigned used = 0;
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    for (int j = 0; j < t.m + 2; ++j) {
+      const auto u = static_cast<std::size_t>(j - 2);
+      const Color c = j < 2 ? static_cast<Color>(j) : t.colour[u];
+      const PieceType type = j < 2 ? king : t.type[u];
+      if ((used >> j & 1) || type != slots[k].type || (flip ? opposite(c) : c) != slots[k].color)
+        continue;
+      of[k] = j;
+      used |= 1u << j;
+      break;
+    }
+  // A contract of the callers: the indexer is of t's material.
+  assert(slots.size() == static_cast<std::size_t>(t.m + 2) &&
+         std::count(of.begin(), of.end(), -1) == 0);
+  return of;
+}
+}  // namespace
+
+Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
+  RETRA_TRY(mark_illegal(t));
+  [[maybe_unused]] const std::uint64_t size = ix.size();
+  const std::vector<int> of = piece_of_slot(t, ix.slots(), flip);
+  bool beyond = false;
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads) reduction(|| : beyond)
+  for (std::uint64_t idx = 0; idx < t.size; ++idx) {
+    if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
+    const Pos p = decode(t, idx);
+    const std::array<int, 5> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2]};
+    std::array<std::uint8_t, kMaxPieces> sq{};
+    for (std::size_t k = 0; k < of.size(); ++k) {
+      const int q = placed[static_cast<std::size_t>(of[k])];
+      sq[k] = static_cast<std::uint8_t>(flip ? q ^ 56 : q);
+    }
+    const std::uint64_t r = ix.rank(sq.data());
+    assert(r < size);
+    for (const Color s : {white, black}) {
+      if (t.v[s][idx] == kIllegal) continue;
+      const int b = value(flip ? opposite(s) : s, r);
+      const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
+      if (b != 0 && d > kHorizon) {
+        beyond = true;
+        continue;
+      }
+      t.v[s][idx] = b == 0 ? kDraw : (b & 1) ? win(d) : loss(d);
+    }
+  }
+  if (beyond) return false;
+  t.find_longest();
+  return true;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, const Indexer& ix,
+                                                            std::span<std::uint8_t> out) {
+  const std::uint64_t size = ix.size();
+  assert(out.size() == 2 * size);
+  const auto& slots = ix.slots();
+  const std::vector<int> of = piece_of_slot(t, slots, false);
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> far_parts(
+      static_cast<std::size_t>(t.threads));
+  auto code = [&](std::size_t s, std::uint64_t idx, std::uint64_t entry) {
+    const std::uint8_t x = t.v[s][idx];
+    if (!is_win(x) && !is_loss(x)) return std::uint8_t{0};
+    const int d = t.plies_to_go(static_cast<Color>(s), idx);
+    const auto exact = static_cast<std::uint32_t>(is_win(x) ? 2 * d + 1 : 2 * d + 2);
+    if (exact <= 254) return static_cast<std::uint8_t>(exact);
+    far_parts[static_cast<std::size_t>(omp_get_thread_num())].emplace_back(entry, exact);
+    return static_cast<std::uint8_t>(is_win(x) ? 253 : 254);
+  };
+  // Where the last piece is alone in its group, retra's last digit is its square among the
+  // squares the others leave free, ascending, so a run of `run` indices moves only that piece,
+  // as the sweep's runs of 64 do: such a run is converted without the indexer, unless both
+  // kings stand on the a1-h8 diagonal (which placements are canonical then depends on the
+  // pieces). Blocks are whole runs.
+  const std::size_t ls = slots.size() - 1;
+  const bool runs =
+      of[ls] == t.m + 1 && t.m > 0 &&
+      !(slots[ls - 1].type == slots[ls].type && slots[ls - 1].color == slots[ls].color);
+  const std::uint64_t run = runs ? ix.radices().back() : 1;
+  const std::uint64_t block = run * std::max<std::uint64_t>(1, 4096 / run);
+  const std::uint64_t blocks = (size + block - 1) / block;  // per side
+  auto diagonal = [](int q) { return file_of(q) == rank_of(q); };
+#pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads)
+  for (std::uint64_t b = 0; b < 2 * blocks; ++b) {
+    const auto s = static_cast<std::size_t>(b / blocks);
+    const std::uint64_t lo = b % blocks * block, hi = std::min(size, lo + block);
+    std::uint8_t* const side = out.data() + s * size;
+    std::array<std::uint8_t, kMaxPieces> sq{};
+    for (std::uint64_t i = lo; i < hi;) {
+      const bool valid = i == lo ? ix.unrank(i, sq.data()) : ix.step(i, sq.data());
+      std::array<int, 5> placed{};  // t's pieces' squares, as piece_of_slot numbers them
+      for (std::size_t k = 0; k < of.size(); ++k) placed[static_cast<std::size_t>(of[k])] = sq[k];
+      const int wk = placed[0], bk = placed[1];
+      int* const pieces = placed.data() + 2;
+      if (runs && i % run == 0 && valid && !(diagonal(wk) && diagonal(bk))) {
+        pieces[t.m - 1] = 0;
+        const std::uint64_t base = t.index(wk, bk, pieces);
+        Bitboard free = ~(bit(wk) | bit(bk));
+        for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
+        assert(static_cast<std::uint64_t>(std::popcount(free)) == run);
+        for (Bitboard f = free; f; f &= f - 1, ++i)
+          side[i] = code(s, base + std::countr_zero(f), s * size + i);
+        sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
+        continue;
+      }
+      side[i] = valid ? code(s, t.index(wk, bk, pieces), s * size + i) : 0;
+      ++i;
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> far;
+  for (const auto& part : far_parts) far.insert(far.end(), part.begin(), part.end());
+  std::sort(far.begin(), far.end());
+  return far;
+}
+
+}  // namespace retra::chess::sweep
+
+namespace retra::chess {
+
+std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
+    int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
+    const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const {
+  const Table& table = this->table(s);
+  if (is_dtm(s) || table.key.material.has_pawns() || table.n < 3 || table.n > 5)
+    return std::nullopt;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const int threads = std::max(1, options.threads);
+  std::vector<std::pair<PieceType, Color>> pieces;
+  for (const Slot& slot : table.slots)
+    if (slot.type != king) pieces.emplace_back(slot.type, slot.color);
+  sweep::Table top = sweep::make_table(pieces, threads);
+  // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
+  // and both sides of each sub-table.
+  std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
+  std::map<std::string, std::unique_ptr<sweep::Table>> subs;
+  for (int j = 0; j < top.m; ++j) {
+    auto rest = pieces;
+    rest.erase(rest.begin() + j);
+    auto sub = std::make_unique<sweep::Table>(sweep::make_table(rest, threads));
+    if (!subs.contains(sub->name)) {
+      bytes += 2 * sub->padded();
+      subs.emplace(sub->name, std::move(sub));
+    }
+  }
+  if (bytes > limits.spare_bytes) return std::nullopt;
+  // The sub-tables from the finished segments (the bare kings: built here, all draws).
+  for (auto& [name, sub] : subs) {
+    if (sub->m == 0) {
+      auto built = sweep::solve(*sub, {});
+      if (!built) return std::move(built).error();
+      continue;
+    }
+    auto material = parse_material(name);
+    assert(material);
+    const int id = find(material->canonicalized().name());
+    assert(id >= 0 && !is_dtm(id));  // every capture's table is in the closure
+    const Indexer& ix = *this->table(id).indexer;
+    const std::uint64_t size = ix.size();
+    auto loaded = sweep::load(*sub, ix, !(material->canonicalized() == *material),
+                              [&](Color side, std::uint64_t r) {
+                                return lower(id, static_cast<std::uint64_t>(side) * size + r);
+                              });
+    if (!loaded) return std::move(loaded).error();
+    if (!*loaded) return std::nullopt;  // a capture could reach beyond the 50-move horizon
+  }
+  // top's pieces are sorted as make_table sorts them; sub-table j lacks piece j.
+  for (int j = 0; j < top.m; ++j) {
+    std::vector<std::pair<PieceType, Color>> rest;
+    for (int k = 0; k < top.m; ++k)
+      if (k != j)
+        rest.emplace_back(top.type[static_cast<std::size_t>(k)],
+                          top.colour[static_cast<std::size_t>(k)]);
+    top.sub[static_cast<std::size_t>(j)] = subs.at(sweep::make_table(rest, threads).name).get();
+  }
+  const double load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  sweep::SolveOptions so;
+  so.progress = options.progress;
+  so.label = options.label;
+  sweep::SolveTimes times;
+  auto solved = sweep::solve(top, so, &times);
+  if (!solved) return std::move(solved).error();
+  if (!*solved) return std::nullopt;  // distances beyond the codes
+  subs.clear();
+  const auto converting = Clock::now();
+  kernels::OwnKernelRun run;
+  run.kernel = "sweep";
+  run.levels = top.plies;
+  run.far = sweep::to_dtz(top, *table.indexer, values);
+  const double convert_seconds = std::chrono::duration<double>(Clock::now() - converting).count();
+  run.stats = {{"plies", top.plies},
+               {"longest", top.longest},
+               {"rebased_at", top.base},
+               {"subtables_seconds", load_seconds},
+               {"illegal_seconds", times.illegal},
+               {"captures_seconds", times.captures},
+               {"mates_seconds", times.mates},
+               {"plies_seconds", times.plies},
+               {"convert_seconds", convert_seconds}};
+  return run;
+}
+
+}  // namespace retra::chess

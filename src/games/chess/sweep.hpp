@@ -1,0 +1,196 @@
+// The chess game's own kernel for pawnless DTZ segments of 3-5 pieces (Game::own_kernel): a
+// table built the way Syzygy's generator builds one (its public description and source read,
+// none of it copied). Every piece sits on its own 6 bits, so a move is an index difference;
+// illegal positions are marked once, so no move or unmove tests legality; there are no counters:
+// the parents of a win become loss candidates, and a candidate is checked by generating its moves
+// forward and reading the other side's table; every ply is one sweep of both sides' tables (of
+// the chunks where it has work), and a side's wins are pulled from its open positions instead of
+// pushed from the other side's losses where that reads less. It computes the distance to
+// conversion (capture or mate), which is the DTZ under the 50-move rule as long as no capture
+// leads to a value beyond the 100-ply horizon (which would count from ply 101): the kernel
+// declines a table whose sub-tables hold one, and one whose distances outgrow its codes (248
+// plies), and the generic kernel builds those. docs/CHESS.md measures it; bench/chess_sweep.cpp
+// runs it alone and checks it against retra's files.
+// Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
+// relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "retra/error.hpp"
+#include "src/games/chess/board.hpp"
+#include "src/games/chess/index.hpp"
+#include "src/games/chess/material.hpp"
+#include "src/games/chess/values.hpp"
+#include "src/memory.hpp"
+#include "src/progress.hpp"
+
+namespace retra::chess::sweep {
+
+// ---- the king pair: 462 classes, as in Syzygy's pawnless tables ------------------------------
+// The white king in the a1-d1-d4 triangle; on its diagonal, the black king on or below a1-h8.
+// Positions with both kings on the diagonal keep their diagonal mirror image as a second index;
+// both are computed, with the same value.
+struct KingPairs {
+  std::array<std::int16_t, 64 * 64> index{};  // -1: kings equal or adjacent
+  std::array<std::uint8_t, 64 * 64> sym{};    // the transform that makes the pair canonical
+  std::array<std::uint8_t, 64 * 8> image{};   // [t * 64 + sq]
+  std::vector<std::pair<std::uint8_t, std::uint8_t>> pairs;
+  KingPairs();
+};
+extern const KingPairs kKp;
+
+// ---- values ----------------------------------------------------------------------------------
+//   0 unknown | 1 illegal (or two pieces on a square) | 2 draw | 3 unknown, a capture draws
+//   4, 5 loss candidates (two codes: this ply's and the next's)
+//   6 won earlier | 7..130 win in base + 1..124 plies
+//   131 lost earlier | 132..255 loss in base + 1..124 plies
+// Distances are coded relative to the table's base (Table::base), 0 until a table outgrows the
+// codes. Plies compare a child with "won (lost) by the last ply" only, so the values final by then
+// can share one code ("earlier", below every other win or loss code), their distances kept aside:
+// this is how the codes are rebased (solve()). With base 0, "lost earlier" is mated.
+inline constexpr std::uint8_t kUnknown = 0, kIllegal = 1, kDraw = 2, kCapDraw = 3;
+inline constexpr std::uint8_t kWonEarlier = 6, kLostEarlier = 131;
+inline constexpr int kMaxWin = 124;  // relative to the base
+constexpr std::uint8_t candidate(int n) { return static_cast<std::uint8_t>(4 + (n & 1)); }
+inline constexpr std::uint8_t kInCheck = candidate(0);  // before ply 1: the mover in check
+// Codes of a win or loss in n plies beyond the base; distance() is the inverse (negative: a loss).
+constexpr std::uint8_t win(int n) { return static_cast<std::uint8_t>(6 + n); }
+constexpr std::uint8_t loss(int n) { return static_cast<std::uint8_t>(131 + n); }
+constexpr bool is_win(std::uint8_t v) { return v >= 6 && v <= 130; }
+constexpr bool is_loss(std::uint8_t v) { return v >= 131; }
+constexpr int distance(std::uint8_t v) { return is_win(v) ? v - 6 : is_loss(v) ? -(v - 131) : 0; }
+
+// The sweeps hand out work in chunks of this many indices of one side's table; a chunk is also
+// the unit of the flags that let a ply skip the chunks where it has nothing to do.
+inline constexpr std::uint64_t kChunk = 1 << 14;
+
+// ---- tables ----------------------------------------------------------------------------------
+// Index: king pair (0..461) * 64^m + the other pieces' squares, 6 bits each, white's pieces
+// first, each side's by type (Q R B N), the first piece in the highest bits:
+//   [ king pair: 0..461 ][ piece 0: 6 bits ] .. [ piece m-1: 6 bits ]
+struct Table {
+  std::string name;  // the material as this table orients it ("KvKR" is KRvK turned around)
+  int m = 0;         // pieces besides the kings, up to 3
+  std::array<PieceType, 3> type{};
+  std::array<Color, 3> colour{};
+  std::uint64_t size = 0;  // per side
+  int threads = 1;
+  // The arrays hold whole 8-byte words for the sweeps' scan: KvK's 462 entries get 2 more,
+  // marked illegal, so no sweep ever acts on them.
+  std::uint64_t padded() const { return (size + 7) & ~std::uint64_t{7}; }
+  LargeArray<std::uint8_t> v[2];  // [side to move][index], on huge pages where granted
+  std::array<Table*, 3> sub{};    // the table after piece j is captured
+  // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
+  // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
+  // clears active[n & 1], so ply n's writes and reads never meet in one array.
+  std::vector<std::uint8_t> active[2];
+  int plies = 0;
+  int longest = 0;  // the longest distance, in plies
+  int base = 0;     // the plies the codes of wins and losses count from
+  // Once rebased: every win and loss as coded with base 0, for the distances of those coded
+  // "earlier" since.
+  LargeArray<std::uint8_t> before_base[2];
+
+  // The distance of the win or loss at index idx of side s's table, in plies.
+  int plies_to_go(Color s, std::uint64_t idx) const {
+    const std::uint8_t x = v[s][idx];
+    if (x == kWonEarlier || x == kLostEarlier)
+      return base == 0 ? 0 : std::abs(distance(before_base[s][idx]));
+    return std::abs(distance(x)) + base;
+  }
+  // Sets `longest` once the values are final: what a table that captures into this one needs to
+  // know of it.
+  void find_longest();
+
+  std::uint64_t chunks() const { return (padded() + kChunk - 1) / kChunk; }
+  // Notes that index idx of side s's table now holds a value ply n must act on.
+  void activate(int n, Color s, std::uint64_t idx) {
+    auto& flag = active[n & 1][static_cast<std::size_t>(s * chunks() + idx / kChunk)];
+    // Read first: a flag set once stays in every core's cache.
+    if (!std::atomic_ref<const std::uint8_t>(flag).load(std::memory_order_relaxed))
+      std::atomic_ref<std::uint8_t>(flag).store(1, std::memory_order_relaxed);
+  }
+  int shift(int i) const { return 6 * (m - 1 - i); }
+  // The index after piece i (not a king) moves from one square to another: a difference.
+  std::uint64_t moved(std::uint64_t idx, int i, int from, int to) const {
+    return idx + (static_cast<std::uint64_t>(to) << shift(i)) -
+           (static_cast<std::uint64_t>(from) << shift(i));
+  }
+  // The index of kings wk, bk and pieces sq[0..m) (in this table's order), any orientation.
+  std::uint64_t index(int wk, int bk, const int* sq) const {
+    const auto p = static_cast<std::size_t>(wk * 64 + bk);
+    const int t = kKp.sym[p];
+    std::uint64_t idx = static_cast<std::uint64_t>(kKp.index[p]);
+    for (int i = 0; i < m; ++i)
+      idx = idx << 6 | kKp.image[static_cast<std::size_t>(t * 64 + sq[i])];
+    return idx;
+  }
+  // The index after a king moves (the kings now on wk, bk) from idx, whose pieces are on sq:
+  // where the new pair needs no turn of the board, as it mostly does not, the pieces' bits stay.
+  std::uint64_t king_moved(std::uint64_t idx, int wk, int bk, const int* sq) const {
+    const auto p = static_cast<std::size_t>(wk * 64 + bk);
+    if (kKp.sym[p] != 0) return index(wk, bk, sq);
+    return static_cast<std::uint64_t>(kKp.index[p]) << (6 * m) |
+           (idx & ((std::uint64_t{1} << (6 * m)) - 1));
+  }
+};
+
+// A pawnless material of at most 3 pieces besides the kings, as (type, colour): the table's
+// name, pieces and size, no arrays yet. Pieces in any order.
+Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads);
+// A material's name, white first ("KvKR").
+std::string name_of(const Table& t);
+
+struct Pos {
+  std::uint64_t kings;  // the king pair's class, 0..461
+  int wk, bk;
+  std::array<int, 3> sq;
+  Bitboard occ, side[2];
+};
+Pos decode(const Table& t, std::uint64_t idx);
+
+struct SolveOptions {
+  // Codes are rebased once distances pass this many plies (kMaxWin: as late as the codes allow;
+  // less in tests, so that small tables take that path).
+  int rebase_at = kMaxWin;
+  Progress* progress = nullptr;
+  std::string label;                             // the progress bar's, e.g. "KQRvKR"
+  std::function<void(const std::string&)> note;  // a line per ply, when given
+};
+struct SolveTimes {
+  double illegal = 0, captures = 0, mates = 0, plies = 0;  // seconds
+};
+// Builds t's values, its sub-tables (t.sub) already built or loaded. Fails when the memory cannot
+// be had; returns false when a distance outgrows the codes (beyond 2 * rebase_at plies), the
+// values then useless.
+Result<bool> solve(Table& t, const SolveOptions& o, SolveTimes* times = nullptr);
+
+// A placement's stored DTZ byte in retra's segment of the table (side to move, retra's placement
+// index), 0 for a draw, 2d + 1 a win and 2d + 2 a loss in d plies.
+using StoredValue = std::function<int(Color, std::uint64_t)>;
+// Fills t (a sub-table) from retra's DTZ segment of the same material instead of building it:
+// ix is that segment's indexer, flip says retra's table is t's material with the colours
+// exchanged (and the board turned over). Where the segment keeps a side as classes, the values
+// there are the classes' nearest distances, which is all a capture into them reads. Returns
+// false where a distance lies beyond the 50-move horizon, which this kernel cannot capture into.
+Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& value);
+
+// t's values in retra's DTZ segment order and encoding (side to move, then retra's index of the
+// placement; 0 for a draw, a hole or an illegal placement, 2d + 1 a win and 2d + 2 a loss in d
+// plies), into out (2 * ix.size() entries); ix must index t's material as t orients it. Codes
+// beyond a byte (127 plies and more) are stored as the byte of 126 plies, 253 for a win and 254 for
+// a loss, and returned with their exact value, (index, code) in index order, as retra's kernels
+// hand them to the writer.
+std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, const Indexer& ix,
+                                                            std::span<std::uint8_t> out);
+
+}  // namespace retra::chess::sweep
