@@ -226,10 +226,16 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
              Progress* progress = nullptr) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   const std::uint64_t size = t.padded(), chunks = t.chunks();
-  Counts total;
-#pragma omp declare reduction(add:Counts : omp_out += omp_in)
-#pragma omp parallel for schedule(dynamic, 4) num_threads(t.threads) reduction(add : total)
+  // Each thread's counts on a cache line of its own, summed at the end: not an OpenMP reduction
+  // of Counts, whose combining step takes a lock that libomp 14 crashed in under ThreadSanitizer
+  // (as kernels/backward.hpp found of `omp critical`).
+  struct alignas(64) Part {
+    Counts counts;
+  };
+  std::vector<Part> parts(static_cast<std::size_t>(t.threads));
+#pragma omp parallel for schedule(dynamic, 4) num_threads(t.threads)
   for (std::uint64_t c = 0; c < 2 * chunks; ++c) {
+    Counts& total = parts[static_cast<std::size_t>(omp_get_thread_num())].counts;
     const auto s = static_cast<Color>(c / chunks);
     progress_advance(progress, 1);
     if (active && !open[s] && !load(active[c])) continue;
@@ -258,6 +264,8 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
           },
           [&](std::uint8_t x) { return x == a || x == b; });
   }
+  Counts total;
+  for (const Part& p : parts) total += p.counts;
   return total;
 }
 
@@ -281,7 +289,7 @@ void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts
 // code the plies use for candidates), since only there can a position without moves be a mate.
 Status mark_illegal(Table& t) {
   for (auto& v : t.v) {  // zeroed: every value unknown
-    auto a = LargeArray<std::uint8_t>::allocate(t.padded());
+    auto a = LargeArray<std::uint8_t>::allocate(t.padded(), t.huge_pages);
     if (!a) return std::move(a).error();
     v = std::move(*a);
     for (std::uint64_t idx = t.size; idx < t.padded(); ++idx) v[idx] = kIllegal;
@@ -340,7 +348,7 @@ Status mark_illegal(Table& t) {
 Status rebase(Table& t, int upto) {
   assert(t.base == 0);
   for (int s = 0; s < 2; ++s) {
-    auto a = LargeArray<std::uint8_t>::allocate(t.padded());
+    auto a = LargeArray<std::uint8_t>::allocate(t.padded(), t.huge_pages);
     if (!a) return std::move(a).error();
     t.before_base[s] = std::move(*a);
     auto& v = t.v[s];
@@ -628,8 +636,8 @@ Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& val
   RETRA_TRY(mark_illegal(t));
   [[maybe_unused]] const std::uint64_t size = ix.size();
   const std::vector<int> of = piece_of_slot(t, ix.slots(), flip);
-  bool beyond = false;
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads) reduction(|| : beyond)
+  int beyond = 0;  // an int and |, as kernels/backward.hpp reduces under ThreadSanitizer
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads) reduction(| : beyond)
   for (std::uint64_t idx = 0; idx < t.size; ++idx) {
     if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
     const Pos p = decode(t, idx);
@@ -646,13 +654,13 @@ Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& val
       const int b = value(flip ? opposite(s) : s, r);
       const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
       if (b != 0 && d > kHorizon) {
-        beyond = true;
+        beyond = 1;
         continue;
       }
       t.v[s][idx] = b == 0 ? kDraw : (b & 1) ? win(d) : loss(d);
     }
   }
-  if (beyond) return false;
+  if (beyond != 0) return false;
   t.find_longest();
   return true;
 }
@@ -737,6 +745,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   for (const Slot& slot : table.slots)
     if (slot.type != king) pieces.emplace_back(slot.type, slot.color);
   sweep::Table top = sweep::make_table(pieces, threads);
+  top.huge_pages = options.tuning.huge_pages;
   // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
   // and both sides of each sub-table.
   std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
@@ -745,6 +754,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     auto rest = pieces;
     rest.erase(rest.begin() + j);
     auto sub = std::make_unique<sweep::Table>(sweep::make_table(rest, threads));
+    sub->huge_pages = options.tuning.huge_pages;
     if (!subs.contains(sub->name)) {
       bytes += 2 * sub->padded();
       subs.emplace(sub->name, std::move(sub));

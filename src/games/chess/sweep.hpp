@@ -84,6 +84,7 @@ struct Table {
   std::array<Color, 3> colour{};
   std::uint64_t size = 0;  // per side
   int threads = 1;
+  bool huge_pages = true;  // madvise the arrays (Tuning::huge_pages)
   // The arrays hold whole 8-byte words for the sweeps' scan: KvK's 462 entries get 2 more,
   // marked illegal, so no sweep ever acts on them.
   std::uint64_t padded() const { return (size + 7) & ~std::uint64_t{7}; }
