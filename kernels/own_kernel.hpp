@@ -38,11 +38,14 @@ struct OwnKernelRun {
   // kind's clamp, as BackwardStats::far.
   std::vector<std::pair<std::uint64_t, std::uint32_t>> far;
   std::vector<std::pair<std::string, double>> stats;  // for the manifest's kernel statistics
+  // Whether it set the bits of KernelOptions::holes (given: a zeroed bitmap of the segment's
+  // entries) where the entry is a hole of the index, as the backward kernel does.
+  bool holes_marked = false;
 };
 
 // own_kernel(s, values, lower, options, limits) fills every entry of segment s (holes 0) and
-// returns its run, fails with an error, or declines with std::nullopt, leaving values as they were
-// (zeroed), so that the generic kernel builds the segment instead.
+// returns its run, fails with an error, or declines with std::nullopt, leaving values and
+// options.holes as they were (zeroed), so that the generic kernel builds the segment instead.
 template <class G>
 concept HasOwnKernel = Game<G> &&
     requires(const G& g, const typename G::SegmentId& s, std::span<std::uint8_t> v,

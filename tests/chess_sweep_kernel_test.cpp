@@ -1,8 +1,8 @@
 // The chess game's own kernel for pawnless DTZ segments (src/games/chess/sweep.hpp,
-// Game::own_kernel) against retra's generic backward kernel: the same values on every entry, on
-// two threads (so that ThreadSanitizer sees the sweeps' shared bytes); the codes rebased; what it
-// declines; and the build driver taking it unless told not to.
-// Thread safety: none.
+// Game::own_kernel) against retra's generic backward kernel: the same values on every entry and
+// the holes it marks exactly the game's invalid entries, on two threads (so that ThreadSanitizer
+// sees the sweeps' shared bytes); the codes rebased; what it declines; and the build driver taking
+// it unless told not to. Thread safety: none.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -78,11 +78,25 @@ TEST_F(ChessSweepKernel, EqualsTheGenericKernelOnEveryEntry) {
     const int s = game().find(name);
     ASSERT_GE(s, 0) << name;
     std::vector<std::uint8_t> mine(game().segment_size(s));
-    auto run = game().own_kernel(s, mine, lower(), two_threads(), {kPlenty});
+    std::vector<std::uint64_t> holes((mine.size() + 63) / 64, 0);
+    kernels::KernelOptions o = two_threads();
+    o.holes = holes.data();
+    auto run = game().own_kernel(s, mine, lower(), o, {kPlenty});
     ASSERT_TRUE(run.has_value()) << name << ": declined";
     ASSERT_TRUE(*run) << run->error().message();
     EXPECT_EQ((*run)->kernel, "sweep");
     EXPECT_TRUE((*run)->far.empty());
+    // The holes it marked are exactly the entries the game calls invalid.
+    EXPECT_TRUE((*run)->holes_marked);
+    std::uint64_t wrong_holes = 0, marked = 0;
+    for (std::uint64_t i = 0; i < mine.size(); ++i) {
+      const bool hole = (holes[i / 64] >> (i % 64)) & 1;
+      marked += hole;
+      if (hole == game().unrank(s, i).valid && ++wrong_holes <= 5)
+        ADD_FAILURE() << name << " entry " << i << ": marked " << (hole ? "" : "not ") << "a hole";
+    }
+    EXPECT_EQ(wrong_holes, 0u) << name;
+    EXPECT_GT(marked, 0u) << name;
     const auto& theirs = (*values_)[name == std::string("KQvK")   ? 0
                                     : name == std::string("KRvK") ? 1
                                                                   : 2];

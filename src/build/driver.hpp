@@ -551,6 +551,17 @@ class Driver {
         return kr;
       }
     }
+    // The kernel (the game's own or the backward one) marks the holes while it works when they
+    // are all the game's rules answer and its arrays are in memory here. The bitmap (entries / 8
+    // bytes) saves time, not memory, so the plan does not count it: it is made only where the
+    // plan leaves room for it (this segment's share of the headroom, as for the forward kernel's
+    // graph), and a segment that would not fit without it never goes out of core for it.
+    const std::uint64_t hole_words = (g.segment_size(Seg(s)) + 63) / 64;
+    if constexpr (HasValidity<G> && !HasTerminalValue<G>)
+      if (!ooc && !req_.cluster && hole_words * 8 <= headroom_share(threads)) {
+        kr.holes.assign(hole_words, 0);
+        ko.holes = kr.holes.data();
+      }
     if constexpr (kernels::HasOwnKernel<G>) {
       // The game's own kernel where it has one for this segment: in memory and on one machine
       // only, since it keeps no checkpoints, spills nothing and splits no index ranges.
@@ -558,13 +569,15 @@ class Driver {
         const kernels::Lower<Seg> lower = [&lookup](const Seg& d, std::uint64_t i) {
           return lookup(d, i);
         };
-        auto own = g.own_kernel(Seg(s), values, lower, ko, {headroom_share(threads)});
+        auto own = g.own_kernel(Seg(s), values, lower, ko,
+                                {headroom_share(threads) - 8 * kr.holes.size()});
         if (own) {
           if (!*own) return std::move(*own).error();
           RETRA_TRY(lookup.take_error());
           kr.kernel = (*own)->kernel;
           kr.iterations = (*own)->levels;
           kr.far = std::move((*own)->far);
+          if (!(*own)->holes_marked) kr.holes = {};
           kr.stats = nlohmann::json::object();
           for (const auto& [key, value] : (*own)->stats) kr.stats[key] = value;
           return kr;
@@ -583,17 +596,6 @@ class Driver {
         "{} {} {} {} segment {} kind {} entries {} retra {}{}", G::kName, G::kVariant, G::kIndexer,
         G::kValueEncoding, name_[s], static_cast<int>(KS), g.segment_size(Seg(s)), kVersion,
         cluster ? fmt::format(" rank {} of {}", cluster->rank(), cluster->size()) : "");
-    // The kernel marks the holes while it counts moves when they are all the game's rules
-    // answer and its arrays are in memory here. The bitmap (entries / 8 bytes) saves time, not
-    // memory, so the plan does not count it: it is made only where the plan leaves room for it
-    // (this segment's share of the headroom, as for the forward kernel's graph), and a segment
-    // that would not fit without it never goes out of core for it.
-    const std::uint64_t hole_words = (g.segment_size(Seg(s)) + 63) / 64;
-    if constexpr (HasValidity<G> && !HasTerminalValue<G>)
-      if (!ooc && !req_.cluster && hole_words * 8 <= headroom_share(threads)) {
-        kr.holes.assign(hole_words, 0);
-        ko.holes = kr.holes.data();
-      }
     std::optional<FileCheckpoints> ck;
     auto run = [&] {
       const std::uint64_t entries = g.segment_size(Seg(s));

@@ -665,16 +665,40 @@ Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& val
   return true;
 }
 
+namespace {
+// The hole bits of one thread's entries, in increasing order: a word is kept here and or-ed into
+// the bitmap once the entries move past it, since blocks need not start on a word.
+struct HoleBits {
+  std::uint64_t* words;
+  std::uint64_t word = ~std::uint64_t{0}, bits = 0;
+  void mark(std::uint64_t entry) {
+    if (!words) return;
+    if (entry / 64 != word) {
+      flush();
+      word = entry / 64;
+    }
+    bits |= std::uint64_t{1} << (entry % 64);
+  }
+  void flush() {
+    if (bits != 0)
+      std::atomic_ref<std::uint64_t>(words[word]).fetch_or(bits, std::memory_order_relaxed);
+    bits = 0;
+  }
+};
+}  // namespace
+
 std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, const Indexer& ix,
-                                                            std::span<std::uint8_t> out) {
+                                                            std::span<std::uint8_t> out,
+                                                            std::uint64_t* holes) {
   const std::uint64_t size = ix.size();
   assert(out.size() == 2 * size);
   const auto& slots = ix.slots();
   const std::vector<int> of = piece_of_slot(t, slots, false);
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> far_parts(
       static_cast<std::size_t>(t.threads));
-  auto code = [&](std::size_t s, std::uint64_t idx, std::uint64_t entry) {
+  auto code = [&](std::size_t s, std::uint64_t idx, std::uint64_t entry, HoleBits& hole) {
     const std::uint8_t x = t.v[s][idx];
+    if (x == kIllegal) hole.mark(entry);  // the side not to move in check
     if (!is_win(x) && !is_loss(x)) return std::uint8_t{0};
     const int d = t.plies_to_go(static_cast<Color>(s), idx);
     const auto exact = static_cast<std::uint32_t>(is_win(x) ? 2 * d + 1 : 2 * d + 2);
@@ -701,6 +725,7 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
     const std::uint64_t lo = b % blocks * block, hi = std::min(size, lo + block);
     std::uint8_t* const side = out.data() + s * size;
     std::array<std::uint8_t, kMaxPieces> sq{};
+    HoleBits hole{holes};
     for (std::uint64_t i = lo; i < hi;) {
       const bool valid = i == lo ? ix.unrank(i, sq.data()) : ix.step(i, sq.data());
       std::array<int, 5> placed{};  // t's pieces' squares, as piece_of_slot numbers them
@@ -714,13 +739,19 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
         for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
         assert(static_cast<std::uint64_t>(std::popcount(free)) == run);
         for (Bitboard f = free; f; f &= f - 1, ++i)
-          side[i] = code(s, base + std::countr_zero(f), s * size + i);
+          side[i] = code(s, base + std::countr_zero(f), s * size + i, hole);
         sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
         continue;
       }
-      side[i] = valid ? code(s, t.index(wk, bk, pieces), s * size + i) : 0;
+      if (valid) {
+        side[i] = code(s, t.index(wk, bk, pieces), s * size + i, hole);
+      } else {
+        side[i] = 0;
+        hole.mark(s * size + i);  // not the canonical placement of its class
+      }
       ++i;
     }
+    hole.flush();
   }
   std::vector<std::pair<std::uint64_t, std::uint32_t>> far;
   for (const auto& part : far_parts) far.insert(far.end(), part.begin(), part.end());
@@ -803,7 +834,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   kernels::OwnKernelRun run;
   run.kernel = "sweep";
   run.levels = top.plies;
-  run.far = sweep::to_dtz(top, *table.indexer, values);
+  run.far = sweep::to_dtz(top, *table.indexer, values, options.holes);
+  run.holes_marked = options.holes != nullptr;
   const double convert_seconds = std::chrono::duration<double>(Clock::now() - converting).count();
   run.stats = {{"plies", top.plies},
                {"longest", top.longest},

@@ -190,8 +190,11 @@ Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& val
 // plies), into out (2 * ix.size() entries); ix must index t's material as t orients it. Codes
 // beyond a byte (127 plies and more) are stored as the byte of 126 plies, 253 for a win and 254 for
 // a loss, and returned with their exact value, (index, code) in index order, as retra's kernels
-// hand them to the writer.
+// hand them to the writer. Where holes is given (a zeroed bitmap of 2 * ix.size() bits,
+// KernelOptions::holes), the entries that are holes of the index (a placement that is not its
+// class's canonical one, or the side not to move in check) get their bit set.
 std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, const Indexer& ix,
-                                                            std::span<std::uint8_t> out);
+                                                            std::span<std::uint8_t> out,
+                                                            std::uint64_t* holes = nullptr);
 
 }  // namespace retra::chess::sweep
