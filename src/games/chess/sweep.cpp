@@ -217,9 +217,12 @@ constexpr bool is_open(std::uint8_t v) { return v == 0 || (v >= 3 && v <= 5); }
 // b, or, on a side whose `open` is set, whose value is open; in parallel. Eight values are tested
 // at once (a word with a zero byte where one matches, or one below 6 for the open values); the
 // words are read with relaxed atomic loads, since other threads write single bytes of the same
-// tables, and body is handed the byte as read again. Where `active` is given, only the chunks it
-// flags are read (a flag per side and chunk, side-major, as Table::activate sets them), but on an
-// open side every chunk.
+// tables, and body is handed the byte as read again. (An 8-byte atomic load over 1-byte atomic
+// stores is outside the C++ memory model, though safe on x86-64; a word read before another
+// thread's write misses nothing, since the bytes a ply acts on are written before its sweep or
+// acted on by the thread that writes them.) Where `active` is given, only the chunks it flags are
+// read (a flag per side and chunk, side-major, as Table::activate sets them), but on an open side
+// every chunk.
 template <class Body>
 Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
              const std::uint8_t* active = nullptr, std::array<bool, 2> open = {},
