@@ -109,14 +109,8 @@ Table* build(const std::vector<std::pair<PieceType, Color>>& ps, bool top) {
                 g_seconds[name]);
     return t;
   }
-  for (int j = 0; j < t->m; ++j) {
-    std::vector<std::pair<PieceType, Color>> rest;
-    for (int k = 0; k < t->m; ++k)
-      if (k != j)
-        rest.emplace_back(t->type[static_cast<std::size_t>(k)],
-                          t->colour[static_cast<std::size_t>(k)]);
-    t->sub[static_cast<std::size_t>(j)] = build(rest, false);
-  }
+  for (int j = 0; j < t->m; ++j)
+    t->sub[static_cast<std::size_t>(j)] = build(pieces_without(*t, j), false);
   for (int j = 0; j < t->m; ++j)
     if (t->sub[static_cast<std::size_t>(j)]->longest > kHorizon)
       fail(name +

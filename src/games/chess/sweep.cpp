@@ -117,6 +117,14 @@ std::string name_of(const Table& t) {
   return s[0] + "v" + s[1];
 }
 
+std::vector<std::pair<PieceType, Color>> pieces_without(const Table& t, int j) {
+  std::vector<std::pair<PieceType, Color>> rest;
+  for (int k = 0; k < t.m; ++k)
+    if (k != j)
+      rest.emplace_back(t.type[static_cast<std::size_t>(k)], t.colour[static_cast<std::size_t>(k)]);
+  return rest;
+}
+
 namespace {
 std::uint8_t load(const std::uint8_t& v) {
   return std::atomic_ref<const std::uint8_t>(v).load(std::memory_order_relaxed);
@@ -783,16 +791,17 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
   // and both sides of each sub-table.
   std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
+  // Sub-table j lacks top's piece j; identical pieces share one.
   std::map<std::string, std::unique_ptr<sweep::Table>> subs;
   for (int j = 0; j < top.m; ++j) {
-    auto rest = pieces;
-    rest.erase(rest.begin() + j);
-    auto sub = std::make_unique<sweep::Table>(sweep::make_table(rest, threads));
-    sub->huge_pages = options.tuning.huge_pages;
-    if (!subs.contains(sub->name)) {
+    auto sub = std::make_unique<sweep::Table>(sweep::make_table(pieces_without(top, j), threads));
+    auto it = subs.find(sub->name);
+    if (it == subs.end()) {
+      sub->huge_pages = options.tuning.huge_pages;
       bytes += 2 * sub->padded();
-      subs.emplace(sub->name, std::move(sub));
+      it = subs.emplace(sub->name, std::move(sub)).first;
     }
+    top.sub[static_cast<std::size_t>(j)] = it->second.get();
   }
   if (bytes > limits.spare_bytes) return std::nullopt;
   // The sub-tables from the finished segments (the bare kings: built here, all draws).
@@ -814,15 +823,6 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
                               });
     if (!loaded) return std::move(loaded).error();
     if (!*loaded) return std::nullopt;  // a capture could reach beyond the 50-move horizon
-  }
-  // top's pieces are sorted as make_table sorts them; sub-table j lacks piece j.
-  for (int j = 0; j < top.m; ++j) {
-    std::vector<std::pair<PieceType, Color>> rest;
-    for (int k = 0; k < top.m; ++k)
-      if (k != j)
-        rest.emplace_back(top.type[static_cast<std::size_t>(k)],
-                          top.colour[static_cast<std::size_t>(k)]);
-    top.sub[static_cast<std::size_t>(j)] = subs.at(sweep::make_table(rest, threads).name).get();
   }
   const double load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   sweep::SolveOptions so;

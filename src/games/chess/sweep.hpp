@@ -150,6 +150,8 @@ struct Table {
 Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads);
 // A material's name, white first ("KvKR").
 std::string name_of(const Table& t);
+// t's pieces besides the kings without piece j: the material of sub-table j.
+std::vector<std::pair<PieceType, Color>> pieces_without(const Table& t, int j);
 
 struct Pos {
   std::uint64_t kings;  // the king pair's class, 0..461
