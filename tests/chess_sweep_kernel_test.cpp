@@ -1,11 +1,12 @@
-// The chess game's own kernel for pawnless DTZ segments (src/games/chess/sweep.hpp,
-// Game::own_kernel) against retra's generic backward kernel: the same values on every entry and
-// the holes it marks exactly the game's invalid entries, on two threads (so that ThreadSanitizer
-// sees the sweeps' shared bytes); the codes rebased; what it declines; and the build driver taking
-// it unless told not to. Thread safety: none.
+// The chess game's own kernel for DTZ segments, pawnless or with one pawn (src/games/chess/
+// sweep.hpp, Game::own_kernel), against retra's generic backward kernel: the same values on every
+// entry and the holes it marks exactly the game's invalid entries, on two threads (so that
+// ThreadSanitizer sees the sweeps' shared bytes); the codes rebased; what it declines; and the
+// build driver taking it unless told not to. Thread safety: none.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -158,22 +159,27 @@ TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {
   const kernels::Lower<int> cursed = [](const int&, std::uint64_t) { return 2 * 101 + 1; };
   EXPECT_FALSE(game().own_kernel(s, v, cursed, two_threads(), {kPlenty}));
   EXPECT_TRUE(untouched());
-  // Pawns: the generic kernel's (KPvK's closure holds the pawnless tables its promotions reach,
-  // which the own kernel builds).
-  auto kpk = parse_material("KPvK");
-  ASSERT_TRUE(kpk);
-  auto pawns = Game::closure({*kpk}, false);
-  ASSERT_TRUE(pawns) << pawns.error().message();
-  for (int p = 0; p < (*pawns)->segments(); ++p) {
-    if ((*pawns)->segment_name(p).find('P') == std::string::npos) continue;
-    std::vector<std::uint8_t> w((*pawns)->segment_size(p), 0);
-    EXPECT_FALSE((*pawns)->own_kernel(p, w, lower(), two_threads(), {kPlenty}))
-        << (*pawns)->segment_name(p);
+  // A pawn with no other piece besides the kings (KPvK), and two pawns (KPvKP, KPPvK): the
+  // generic kernel's. (Their closures hold pawnless tables the own kernel builds.)
+  for (const char* name : {"KPvK", "KPvKP", "KPPvK"}) {
+    auto material = parse_material(name);
+    ASSERT_TRUE(material);
+    auto pawns = Game::closure({*material}, false);
+    ASSERT_TRUE(pawns) << pawns.error().message();
+    int declined = 0;
+    for (int p = 0; p < (*pawns)->segments(); ++p) {
+      if (!(*pawns)->segment_name(p).starts_with(name)) continue;
+      std::vector<std::uint8_t> w((*pawns)->segment_size(p), 0);
+      EXPECT_FALSE((*pawns)->own_kernel(p, w, lower(), two_threads(), {kPlenty}))
+          << (*pawns)->segment_name(p);
+      ++declined;
+    }
+    EXPECT_GE(declined, 6) << name;
   }
 }
 
 // The driver takes the own kernel for pawnless DTZ segments (the manifest names it) and writes
-// the generic kernel's bytes; DTM and pawn segments stay with the generic kernel.
+// the generic kernel's bytes; DTM segments and KPvK's stay with the generic kernel.
 TEST_F(ChessSweepKernel, TheBuildTakesItAndWritesTheSameFiles) {
   test::TempDir own;
   BuildRequest r =
@@ -195,6 +201,109 @@ TEST_F(ChessSweepKernel, TheBuildTakesItAndWritesTheSameFiles) {
                    [](std::int8_t a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; }))
         << name;
   }
+}
+
+// Tables with one pawn: KRPvK (a white pawn) and KRvKP (a black one, whose sub-tables KvKP and
+// KRvK.. are read with the colours exchanged), built by the generic kernel, every entry exact.
+class ChessSweepPawnKernel : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    std::vector<std::string> segments;  // every rank of each table's pawn
+    for (int rank = 2; rank <= 7; ++rank)
+      for (const char* table : {"KRPvK_w", "KRvKP_b"})
+        segments.push_back(table + std::to_string(rank));
+    BuildRequest r = test::build_request("chess", segments, dir_->path());
+    r.tuning.own_kernel = false;
+    r.class_half = format::ClassHalfChoice::none;
+    auto built = build(r);
+    ASSERT_TRUE(built) << built.error().message();
+    auto db = Database::open(dir_->path());
+    ASSERT_TRUE(db) << db.error().message();
+    std::vector<Material> targets;
+    for (const char* name : {"KRPvK", "KRvKP"}) targets.push_back(*parse_material(name));
+    auto g = Game::closure(targets, false);
+    ASSERT_TRUE(g) << g.error().message();
+    game_ = new std::shared_ptr<const Game>(*g);
+    for (int s = 0; s < game().segments(); ++s) {
+      const auto v = test::read_segment(**db, game().segment_name(s));
+      (*values_)[s].assign(reinterpret_cast<const std::uint8_t*>(v.data()),
+                           reinterpret_cast<const std::uint8_t*>(v.data()) + v.size());
+    }
+  }
+  static void TearDownTestSuite() {
+    delete game_;
+    delete dir_;
+    values_->clear();
+  }
+  static const Game& game() { return **game_; }
+  static kernels::Lower<int> lower() {
+    return [](const int& s, std::uint64_t i) -> int { return values_->at(s).at(i); };
+  }
+
+  static test::TempDir* dir_;
+  static std::shared_ptr<const Game>* game_;
+  static std::unique_ptr<std::map<int, std::vector<std::uint8_t>>> values_;
+};
+test::TempDir* ChessSweepPawnKernel::dir_ = nullptr;
+std::shared_ptr<const Game>* ChessSweepPawnKernel::game_ = nullptr;
+std::unique_ptr<std::map<int, std::vector<std::uint8_t>>> ChessSweepPawnKernel::values_ =
+    std::make_unique<std::map<int, std::vector<std::uint8_t>>>();
+
+// Every pawn segment of both tables (each rank of the pawn: promotions, double pushes, the pawn
+// taken and taking), entry by entry, with the holes, on 2 and 3 threads: these small tables
+// switch between pulled and pushed wins often, where three races of the sweeps once gave a win
+// or a loss a ply late on two threads (sweep.cpp: mark_wins, mark_candidates, the pulled scan).
+TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntry) {
+  int segments = 0;
+  for (int run = 0; run < 2 * game().segments(); ++run) {
+    const int s = run / 2, threads = 2 + run % 2;
+    const std::string name = game().segment_name(s) + " on " + std::to_string(threads);
+    if (!name.starts_with("KRPvK_") && !name.starts_with("KRvKP_")) continue;
+    ++segments;
+    std::vector<std::uint8_t> mine(game().segment_size(s));
+    std::vector<std::uint64_t> holes((mine.size() + 63) / 64, 0);
+    kernels::KernelOptions o;
+    o.threads = threads;
+    o.holes = holes.data();
+    auto built = game().own_kernel(s, mine, lower(), o, {std::uint64_t{1} << 30});
+    ASSERT_TRUE(built.has_value()) << name << ": declined";
+    ASSERT_TRUE(*built) << built->error().message();
+    EXPECT_EQ((*built)->kernel, "sweep");
+    std::uint64_t wrong_holes = 0, differ = 0;
+    const auto& theirs = values_->at(s);
+    ASSERT_EQ(mine.size(), theirs.size());
+    for (std::uint64_t i = 0; i < mine.size(); ++i) {
+      const bool hole = (holes[i / 64] >> (i % 64)) & 1;
+      if (hole == game().unrank(s, i).valid && ++wrong_holes <= 5)
+        ADD_FAILURE() << name << " entry " << i << ": marked " << (hole ? "" : "not ") << "a hole";
+      if (mine[i] != theirs[i] && ++differ <= 5)
+        ADD_FAILURE() << name << " entry " << i << ": sweep " << int(mine[i]) << ", generic "
+                      << int(theirs[i]) << " " << to_fen(game().board(s, game().unrank(s, i)));
+    }
+    EXPECT_EQ(wrong_holes, 0u) << name;
+    EXPECT_EQ(differ, 0u) << name;
+  }
+  EXPECT_EQ(segments, 24);
+}
+
+// A pawn push into a value beyond the 50-move horizon (a cursed win of 110 plies where the
+// segment a rank ahead holds a win): the table is declined, the values left as they were.
+TEST_F(ChessSweepPawnKernel, DeclinesAPawnMoveBeyondTheHorizon) {
+  const int s = game().find("KRPvK_w6"), ahead = game().find("KRPvK_w7");
+  ASSERT_GE(s, 0);
+  ASSERT_GE(ahead, 0);
+  const kernels::Lower<int> cursed = [ahead](const int& t, std::uint64_t i) -> int {
+    const int b = values_->at(t).at(i);
+    return t == ahead && b != 0 ? ((b & 1) ? 2 * 110 + 1 : 2 * 110 + 2) : b;
+  };
+  std::vector<std::uint8_t> v(game().segment_size(s), 0);
+  kernels::KernelOptions o;
+  o.threads = 2;
+  EXPECT_FALSE(game().own_kernel(s, v, cursed, o, {std::uint64_t{1} << 30}));
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](auto b) { return b == 0; }));
+  // And the same segment with the true values is built.
+  EXPECT_TRUE(game().own_kernel(s, v, lower(), o, {std::uint64_t{1} << 30}));
 }
 
 }  // namespace

@@ -136,10 +136,11 @@ class Game {
   template <class Lower>
   int virtual_value(int s, std::uint64_t packed, const Lower& lower) const;
 
-  // The game's own kernel (sweep.hpp) for the DTZ segments of pawnless tables of 3-5 pieces,
-  // whose sub-tables it reads through lower; declines the others, tables whose captures reach
-  // values beyond the 50-move horizon or whose distances outgrow its codes, and tables whose
-  // arrays need more than limits.spare_bytes.
+  // The game's own kernel (sweep.hpp) for the DTZ segments of 3-5 piece tables without pawns
+  // or with one pawn and another piece besides the kings, whose sub-tables and pawn moves it
+  // reads through lower; declines the others, tables whose conversions reach values beyond the
+  // 50-move horizon or whose distances outgrow its codes, and tables whose arrays need more than
+  // limits.spare_bytes.
   std::optional<Result<kernels::OwnKernelRun>> own_kernel(
       int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
       const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const;

@@ -67,11 +67,18 @@ const KingPairs kKp;
 Pos decode(const Table& t, std::uint64_t idx) {
   Pos p{};
   p.kings = idx >> (6 * t.m);
-  const auto& kp = kKp.pairs[static_cast<std::size_t>(p.kings)];
-  p.wk = kp.first;
-  p.bk = kp.second;
+  if (t.pawned()) {
+    p.wk = static_cast<int>(p.kings >> 6 & 63);
+    p.bk = static_cast<int>(p.kings & 63);
+    p.pawn = square(static_cast<int>(p.kings >> 12), t.pawn_rank);
+  } else {
+    const auto& kp = kKp.pairs[static_cast<std::size_t>(p.kings)];
+    p.wk = kp.first;
+    p.bk = kp.second;
+  }
   p.side[white] = bit(p.wk);
   p.side[black] = bit(p.bk);
+  if (t.pawned()) p.side[t.pawn_colour] |= bit(p.pawn);
   for (int i = 0; i < t.m; ++i) {
     p.sq[static_cast<std::size_t>(i)] = static_cast<int>(idx >> t.shift(i) & 63);
     p.side[t.colour[static_cast<std::size_t>(i)]] |= bit(p.sq[static_cast<std::size_t>(i)]);
@@ -89,7 +96,8 @@ void Table::find_longest() {
   longest = most;
 }
 
-Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads) {
+Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, int pawn_rank,
+                 Color pawn_colour) {
   assert(pieces.size() <= 3);
   // White's pieces first, each side's by type.
   std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) {
@@ -102,7 +110,10 @@ Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads) {
     t.type[i] = pieces[i].first;
     t.colour[i] = pieces[i].second;
   }
-  t.size = kKp.pairs.size() << (6 * t.m);
+  assert(pawn_rank < 0 || (pawn_rank >= 1 && pawn_rank <= 6));
+  t.pawn_rank = pawn_rank;
+  t.pawn_colour = pawn_colour;
+  t.size = (t.pawned() ? std::uint64_t{4} << 12 : kKp.pairs.size()) << (6 * t.m);
   t.threads = std::max(1, threads);
   t.name = name_of(t);
   return t;
@@ -114,7 +125,9 @@ std::string name_of(const Table& t) {
     const auto u = static_cast<std::size_t>(i);
     s[t.colour[u]] += piece_letter(t.type[u], white);
   }
-  return s[0] + "v" + s[1];
+  if (!t.pawned()) return s[0] + "v" + s[1];
+  s[t.pawn_colour] += 'P';
+  return fmt::format("{}v{}_{}{}", s[0], s[1], t.pawn_colour == white ? 'w' : 'b', t.pawn_rank + 1);
 }
 
 std::vector<std::pair<PieceType, Color>> pieces_without(const Table& t, int j) {
@@ -146,8 +159,12 @@ bool decode_run(const Table& t, std::uint64_t base, Pos& p) {
   p.side[black] = bit(p.bk);
   for (int i = 0; i + 1 < t.m; ++i)
     p.side[t.colour[static_cast<std::size_t>(i)]] |= bit(p.sq[static_cast<std::size_t>(i)]);
+  if (t.pawned()) {
+    p.side[t.pawn_colour] |= bit(p.pawn);
+    if (p.wk == p.bk || (king_attacks(p.wk) & bit(p.bk))) return false;
+  }
   p.occ = p.side[white] | p.side[black];
-  return std::popcount(p.occ) == t.m + 1;
+  return std::popcount(p.occ) == t.m + 1 + (t.pawned() ? 1 : 0);
 }
 
 // Calls f(child index) for every quiet move (to an empty square) of side s, the child in the
@@ -191,6 +208,7 @@ void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F
     const int wk = mover == white ? b : p.wk, bk = mover == white ? p.bk : b;
     const std::uint64_t parent = t.king_moved(idx, wk, bk, p.sq.data());
     f(parent);
+    if (t.pawned()) continue;  // no diagonal there
     const auto& kp = kKp.pairs[static_cast<std::size_t>(parent >> (6 * t.m))];
     if (file_of(kp.first) == rank_of(kp.first) && file_of(kp.second) == rank_of(kp.second)) {
       std::uint64_t mirror = parent >> (6 * t.m);
@@ -230,11 +248,11 @@ constexpr bool is_open(std::uint8_t v) { return v == 0 || (v >= 3 && v <= 5); }
 // thread's write misses nothing, since the bytes a ply acts on are written before its sweep or
 // acted on by the thread that writes them.) Where `active` is given, only the chunks it flags are
 // read (a flag per side and chunk, side-major, as Table::activate sets them), but on an open side
-// every chunk.
+// every chunk. On an open side, a value equal to `also` is handed to body too.
 template <class Body>
 Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
              const std::uint8_t* active = nullptr, std::array<bool, 2> open = {},
-             Progress* progress = nullptr) {
+             Progress* progress = nullptr, std::uint8_t also = kUnknown) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   const std::uint64_t size = t.padded(), chunks = t.chunks();
   // Each thread's counts on a cache line of its own, summed at the end: not an OpenMP reduction
@@ -266,7 +284,12 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
       }
     };
     if (open[s])
-      scan([](std::uint64_t word) { return (word - kOnes * 6) & ~word; }, is_open);
+      scan(
+          [&](std::uint64_t word) {
+            const std::uint64_t xc = word ^ (kOnes * also);
+            return ((word - kOnes * 6) & ~word) | ((xc - kOnes) & ~xc);
+          },
+          [&](std::uint8_t x) { return is_open(x) || x == also; });
     else
       scan(
           [&](std::uint64_t word) {
@@ -281,17 +304,23 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
 }
 
 // Marks the parents of a loss in n (side s to move at idx) as wins in n+1, where still open.
+// A compare-exchange, not a store: in a ply where the parents' side switches from pulled to
+// pushed wins, another thread may pull the same parent's win in n between the read and the
+// write, and a store would turn it into a win in n+1 (a race the pawn tables' test caught, one
+// run in five, as one ply too many on a few dozen positions).
 void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts& k) {
   auto& parents = t.v[opposite(s)];
   const std::uint8_t won = win(n + 1 - t.base);
   for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
     ++k.reads;
-    const std::uint8_t x = load(parents[parent]);
-    if (x == kUnknown || x == kCapDraw || x == candidate(0) || x == candidate(1)) {
-      store(parents[parent], won);
-      t.activate(n + 1, opposite(s), parent);
-      ++k.wins[opposite(s)];
-    }
+    for (std::uint8_t x = load(parents[parent]);
+         x == kUnknown || x == kCapDraw || x == candidate(0) || x == candidate(1);
+         x = load(parents[parent]))
+      if (exchange(parents[parent], x, won)) {
+        t.activate(n + 1, opposite(s), parent);
+        ++k.wins[opposite(s)];
+        break;
+      }
   });
 }
 
@@ -312,8 +341,19 @@ Status mark_illegal(Table& t) {
     t.v[white][idx] = black_checked ? kIllegal : white_checked ? kInCheck : kUnknown;
     t.v[black][idx] = white_checked ? kIllegal : black_checked ? kInCheck : kUnknown;
   };
-  if (t.m == 0) {
+  if (t.m == 0 && !t.pawned()) {
     for (std::uint64_t idx = 0; idx < t.size; ++idx) mark(idx, false, false);
+  } else if (t.m == 0) {  // the kings and the pawn: no runs
+    for (std::uint64_t idx = 0; idx < t.size; ++idx) {
+      const Pos p = decode(t, idx);
+      if (p.wk == p.bk || (king_attacks(p.wk) & bit(p.bk)) || p.pawn == p.wk || p.pawn == p.bk) {
+        t.v[0][idx] = t.v[1][idx] = kIllegal;
+        continue;
+      }
+      const bool gives =
+          pawn_attacks(t.pawn_colour, p.pawn) & bit(t.pawn_colour == white ? p.bk : p.wk);
+      mark(idx, gives && t.pawn_colour == black, gives && t.pawn_colour == white);
+    }
   } else {
     const auto last = static_cast<std::size_t>(t.m - 1);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads)
@@ -335,6 +375,10 @@ Status mark_illegal(Table& t) {
         if (!attacks_square(t.type[i], by, p.sq[i], target[by], occ)) continue;
         checks[by] = true;
         block[by] &= between(p.sq[i], target[by]);
+      }
+      if (t.pawned() && (pawn_attacks(t.pawn_colour, p.pawn) & bit(target[t.pawn_colour]))) {
+        checks[t.pawn_colour] = true;  // which no piece can block
+        block[t.pawn_colour] = 0;
       }
       const Color lc = t.colour[last];
       for (int q = 0; q < 64; ++q) {
@@ -381,6 +425,7 @@ Status rebase(Table& t, int upto) {
 }  // namespace
 
 Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
+  assert(!t.pawned() || (t.m > 0 && t.sub_pawn && t.pawn_moves));
   const auto start = Clock::now();
   RETRA_TRY(mark_illegal(t));
   t.active[0].assign(2 * t.chunks(), 0);
@@ -408,8 +453,19 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       std::array<int, 3> rest{};
       for (std::size_t k = 0, r = 0; k <= last; ++k)
         if (k != j) rest[r++] = sq[k];
-      return t.sub[j]->index(s == white ? to : p.wk, s == white ? p.bk : to, rest.data());
+      return t.sub[j]->index(s == white ? to : p.wk, s == white ? p.bk : to, rest.data(), p.pawn);
     };
+    // In a table with a pawn: the index in sub_pawn after the pawn is taken by piece i (m: the
+    // king of side s), the pieces on sq.
+    auto pawn_taken = [&](std::size_t i, const Pos& p, Color s, std::array<int, 3> sq) {
+      int wk = p.wk, bk = p.bk;
+      if (i < static_cast<std::size_t>(t.m))
+        sq[i] = p.pawn;
+      else
+        (s == white ? wk : bk) = p.pawn;
+      return t.sub_pawn->index(wk, bk, sq.data());
+    };
+    std::atomic<bool> beyond{false};  // a pawn move reached beyond the 50-move horizon
     progress_phase(opt.progress, opt.label + ": captures", t.size);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads)
     for (std::uint64_t base = 0; base < t.size; base += 64) {
@@ -472,6 +528,26 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               see(t.sub[j]->v[o][sub_index(j, p.kings, sq)]);
             }
           }
+          if (t.pawned() && !wins) {
+            const Bitboard with = occ | bit(q);
+            if (t.pawn_colour == o) {  // the pawn taken, by a piece or the king
+              const auto& child = t.sub_pawn->v[o];
+              for (std::size_t i = 0; i <= last; ++i)
+                if (t.colour[i] == s && attacks_square(t.type[i], s, p.sq[i], p.pawn, with))
+                  see(child[pawn_taken(i, p, s, p.sq)]);
+              if (reach & bit(p.pawn)) see(child[pawn_taken(last + 1, p, s, p.sq)]);
+            } else {  // the pawn moves
+              Pos here = p;
+              here.occ = with;
+              here.side[lc] |= bit(q);
+              Conversions c;
+              t.pawn_moves(s, here, c);
+              if (c.beyond) beyond.store(true, std::memory_order_relaxed);
+              captures |= c.any;
+              wins |= c.wins;
+              draws |= c.draws;
+            }
+          }
           std::uint8_t x = wins ? win(1) : draws ? kCapDraw : captures ? candidate(1) : kUnknown;
           if (checked == kInCheck && !captures) {
             Pos here = p;
@@ -490,6 +566,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       }
       progress_advance(opt.progress, 64);
     }
+    if (beyond.load()) return false;
   }
   const double captures = std::chrono::duration<double>(Clock::now() - start).count();
   // The parents of mates win in 1.
@@ -536,14 +613,20 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
           const Pos p = decode(t, idx);
           auto& other = t.v[opposite(s)];
+          // Retried while the parent stays unknown or this ply's candidate: another thread may
+          // check the parent between the read and the write and set it back to unknown (not
+          // lost), and a parent left so would never be checked again (the race the pawn tables'
+          // test caught on two threads: a loss found a ply late, or never).
           auto mark_candidates = [&] {
             for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
               ++c.reads;
-              const std::uint8_t y = load(other[parent]);
-              if ((y == kUnknown || y == now) && exchange(other[parent], y, next)) {
-                t.activate(n + 1, opposite(s), parent);
-                ++c.marked[opposite(s)];
-              }
+              for (std::uint8_t y = load(other[parent]); y == kUnknown || y == now;
+                   y = load(other[parent]))
+                if (exchange(other[parent], y, next)) {
+                  t.activate(n + 1, opposite(s), parent);
+                  ++c.marked[opposite(s)];
+                  break;
+                }
             });
           };
           auto lose = [&] {  // x is this ply's candidate, and every move reaches a win
@@ -565,7 +648,11 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             return;
           }
           // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
-          // without one loses if every move reaches a win.
+          // without one loses if every move reaches a win. The sweep hands over the side's
+          // wins in n+1 too: where the side's next wins are pushed, this ply's losses write
+          // them while it pulls, maybe before its scan reaches a position that wins in n, which
+          // an open-only scan would then skip (a race the pawn tables' test caught, the win a
+          // ply late).
           bool wins = false, lost = x == now;
           for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
             ++c.reads;
@@ -587,7 +674,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           if (lost) return lose();
           if (x == now) exchange(t.v[s][idx], now, kUnknown);
         },
-        t.active[n & 1].data(), pull, opt.progress);
+        t.active[n & 1].data(), pull, opt.progress, win(n + 1 - t.base));
     std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
     for (int s = 0; s < 2; ++s)
       open[static_cast<std::size_t>(s)] -=
@@ -620,16 +707,16 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
 
 namespace {
 // For each of retra's slots (kings included) of t's material, t's piece on it: 0 the white king,
-// 1 the black king, 2 + i piece i. With flip, retra's table is t's material with the colours
-// exchanged. Identical pieces take the slots of their group in order.
+// 1 the black king, 2 + i piece i, 2 + m the pawn. With flip, retra's table is t's material with
+// the colours exchanged. Identical pieces take the slots of their group in order.
 std::vector<int> piece_of_slot(const Table& t, const std::vector<Slot>& slots, bool flip) {
   std::vector<int> of(slots.size(), -1);
   unsigned used = 0;
   for (std::size_t k = 0; k < slots.size(); ++k)
-    for (int j = 0; j < t.m + 2; ++j) {
+    for (int j = 0; j < t.m + 2 + (t.pawned() ? 1 : 0); ++j) {
       const auto u = static_cast<std::size_t>(j - 2);
-      const Color c = j < 2 ? static_cast<Color>(j) : t.colour[u];
-      const PieceType type = j < 2 ? king : t.type[u];
+      const Color c = j < 2 ? static_cast<Color>(j) : j == t.m + 2 ? t.pawn_colour : t.colour[u];
+      const PieceType type = j < 2 ? king : j == t.m + 2 ? pawn : t.type[u];
       if ((used >> j & 1) || type != slots[k].type || (flip ? opposite(c) : c) != slots[k].color)
         continue;
       of[k] = j;
@@ -637,7 +724,7 @@ std::vector<int> piece_of_slot(const Table& t, const std::vector<Slot>& slots, b
       break;
     }
   // A contract of the callers: the indexer is of t's material.
-  assert(slots.size() == static_cast<std::size_t>(t.m + 2) &&
+  assert(slots.size() == static_cast<std::size_t>(t.m + 2 + (t.pawned() ? 1 : 0)) &&
          std::count(of.begin(), of.end(), -1) == 0);
   return of;
 }
@@ -652,7 +739,8 @@ Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& val
   for (std::uint64_t idx = 0; idx < t.size; ++idx) {
     if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
     const Pos p = decode(t, idx);
-    const std::array<int, 5> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2]};
+    std::array<int, 6> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0};
+    placed[static_cast<std::size_t>(t.m + 2)] = p.pawn;  // the pawn's, if any
     std::array<std::uint8_t, kMaxPieces> sq{};
     for (std::size_t k = 0; k < of.size(); ++k) {
       const int q = placed[static_cast<std::size_t>(of[k])];
@@ -739,14 +827,17 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
     HoleBits hole{holes};
     for (std::uint64_t i = lo; i < hi;) {
       const bool valid = i == lo ? ix.unrank(i, sq.data()) : ix.step(i, sq.data());
-      std::array<int, 5> placed{};  // t's pieces' squares, as piece_of_slot numbers them
+      std::array<int, 6> placed{};  // t's pieces' squares, as piece_of_slot numbers them
       for (std::size_t k = 0; k < of.size(); ++k) placed[static_cast<std::size_t>(of[k])] = sq[k];
       const int wk = placed[0], bk = placed[1];
       int* const pieces = placed.data() + 2;
-      if (runs && i % run == 0 && valid && !(diagonal(wk) && diagonal(bk))) {
+      const int pawn = t.pawned() ? pieces[t.m] : -1;
+      // (With a pawn, retra's representative has it on the a-d files, as t does: no turn.)
+      if (runs && i % run == 0 && valid && (t.pawned() || !(diagonal(wk) && diagonal(bk)))) {
         pieces[t.m - 1] = 0;
-        const std::uint64_t base = t.index(wk, bk, pieces);
+        const std::uint64_t base = t.index(wk, bk, pieces, pawn);
         Bitboard free = ~(bit(wk) | bit(bk));
+        if (t.pawned()) free &= ~bit(pawn);
         for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
         assert(static_cast<std::uint64_t>(std::popcount(free)) == run);
         for (Bitboard f = free; f; f &= f - 1, ++i)
@@ -755,7 +846,7 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
         continue;
       }
       if (valid) {
-        side[i] = code(s, t.index(wk, bk, pieces), s * size + i, hole);
+        side[i] = code(s, t.index(wk, bk, pieces, pawn), s * size + i, hole);
       } else {
         side[i] = 0;
         hole.mark(s * size + i);  // not the canonical placement of its class
@@ -778,53 +869,155 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
     const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const {
   const Table& table = this->table(s);
-  if (is_dtm(s) || table.key.material.has_pawns() || table.n < 3 || table.n > 5)
+  const Material& material = table.key.material;
+  const int pawns = material.count[white][pawn] + material.count[black][pawn];
+  // With a pawn, at least one other piece besides the kings (KPvK has no runs to sweep).
+  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 1 || (pawns == 1 && table.n == 3))
     return std::nullopt;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const int threads = std::max(1, options.threads);
   std::vector<std::pair<PieceType, Color>> pieces;
+  int pawn_rank = -1;
+  Color pawn_colour = white;
   for (const Slot& slot : table.slots)
-    if (slot.type != king) pieces.emplace_back(slot.type, slot.color);
-  sweep::Table top = sweep::make_table(pieces, threads);
+    if (slot.type == pawn) {
+      pawn_rank = slot.rank;
+      pawn_colour = slot.color;
+    } else if (slot.type != king) {
+      pieces.emplace_back(slot.type, slot.color);
+    }
+  sweep::Table top = sweep::make_table(pieces, threads, pawn_rank, pawn_colour);
   top.huge_pages = options.tuning.huge_pages;
+  // A sweep table's segment of retra's: its id, and whether it is the table's material with the
+  // colours exchanged (and the board turned over).
+  auto segment_of = [&](const sweep::Table& t) {
+    Material m{};
+    m.count[white][king] = m.count[black][king] = 1;
+    for (int i = 0; i < t.m; ++i)
+      ++m.count[t.colour[static_cast<std::size_t>(i)]][t.type[static_cast<std::size_t>(i)]];
+    if (t.pawned()) ++m.count[t.pawn_colour][pawn];
+    const Material canonical = m.canonicalized();
+    const bool flip = !(canonical == m);
+    TableKey key{canonical, {}};
+    if (t.pawned())
+      key.profile.ranks[flip ? opposite(t.pawn_colour) : t.pawn_colour] = {
+          static_cast<std::int8_t>(flip ? 7 - t.pawn_rank : t.pawn_rank)};
+    return std::pair{find(key.name()), flip};
+  };
   // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
   // and both sides of each sub-table.
   std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
-  // Sub-table j lacks top's piece j; identical pieces share one.
+  // Sub-table j lacks top's piece j (m: the pawn); identical pieces share one.
   std::map<std::string, std::unique_ptr<sweep::Table>> subs;
-  for (int j = 0; j < top.m; ++j) {
-    auto sub = std::make_unique<sweep::Table>(sweep::make_table(pieces_without(top, j), threads));
+  for (int j = 0; j < top.m + (top.pawned() ? 1 : 0); ++j) {
+    auto sub = std::make_unique<sweep::Table>(
+        j == top.m ? sweep::make_table(pieces, threads)
+                   : sweep::make_table(pieces_without(top, j), threads, pawn_rank, pawn_colour));
     auto it = subs.find(sub->name);
     if (it == subs.end()) {
       sub->huge_pages = options.tuning.huge_pages;
       bytes += 2 * sub->padded();
       it = subs.emplace(sub->name, std::move(sub)).first;
     }
-    top.sub[static_cast<std::size_t>(j)] = it->second.get();
+    (j == top.m ? top.sub_pawn : top.sub[static_cast<std::size_t>(j)]) = it->second.get();
   }
   if (bytes > limits.spare_bytes) return std::nullopt;
   // The sub-tables from the finished segments (the bare kings: built here, all draws).
   for (auto& [name, sub] : subs) {
-    if (sub->m == 0) {
+    if (sub->m == 0 && !sub->pawned()) {
       auto built = sweep::solve(*sub, {});
       if (!built) return std::move(built).error();
       continue;
     }
-    auto material = parse_material(name);
-    assert(material);
-    const int id = find(material->canonicalized().name());
+    const auto [id, flip] = segment_of(*sub);
     assert(id >= 0 && !is_dtm(id));  // every capture's table is in the closure
     const Indexer& ix = *this->table(id).indexer;
     const std::uint64_t size = ix.size();
-    auto loaded = sweep::load(*sub, ix, !(material->canonicalized() == *material),
-                              [&](Color side, std::uint64_t r) {
-                                return lower(id, static_cast<std::uint64_t>(side) * size + r);
-                              });
+    auto loaded = sweep::load(*sub, ix, flip, [&](Color side, std::uint64_t r) {
+      return lower(id, static_cast<std::uint64_t>(side) * size + r);
+    });
     if (!loaded) return std::move(loaded).error();
     if (!*loaded) return std::nullopt;  // a capture could reach beyond the 50-move horizon
   }
   const double load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (top.pawned()) {
+    // The pawn's moves read their children through lower, as the generic kernels do (the same
+    // transitions): one rank of the indexer and one lookup per move, a few per position of the
+    // pawn's side. Only a move that leaves the mover's king safe is legal.
+    const std::vector<int> of = sweep::piece_of_slot(top, table.slots, false);
+    const auto ps = static_cast<std::size_t>(std::find(of.begin(), of.end(), top.m + 2) -
+                                             of.begin());  // the pawn's slot
+    top.pawn_moves = [&, of, ps](Color side, const sweep::Pos& p, sweep::Conversions& c) {
+      const Color them = opposite(side);
+      std::array<int, 6> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0};
+      placed[static_cast<std::size_t>(top.m + 2)] = p.pawn;
+      std::array<std::uint8_t, kMaxPieces> sq{};
+      for (std::size_t k = 0; k < of.size(); ++k)
+        sq[k] = static_cast<std::uint8_t>(placed[static_cast<std::size_t>(of[k])]);
+      const int king_sq = side == white ? p.wk : p.bk;
+      auto safe = [&](int to) {  // the mover's king after the pawn moves to `to`
+        const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
+        for (int i = 0; i < top.m; ++i) {
+          const auto u = static_cast<std::size_t>(i);
+          if (top.colour[u] == them && p.sq[u] != to &&
+              attacks_square(top.type[u], them, p.sq[u], king_sq, occ))
+            return false;
+        }
+        return true;
+      };
+      auto see = [&](const Transition& tr, int to) {
+        c.any = true;
+        if (tr.target < 0) {  // only the kings are left
+          c.draws = true;
+          return;
+        }
+        const Table& target = this->table(tr.target);
+        std::array<std::uint8_t, kMaxPieces> child{};
+        for (int j = 0; j < target.n; ++j) {
+          const int from = tr.from[static_cast<std::size_t>(j)];
+          int q = from < 0 || static_cast<std::size_t>(from) == ps
+                      ? to
+                      : sq[static_cast<std::size_t>(from)];
+          child[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(tr.flip ? q ^ 56 : q);
+        }
+        const Color to_move = tr.flip ? side : them;
+        const int b = lower(tr.target, (to_move == black ? target.indexer->size() : 0) +
+                                           target.indexer->rank(child.data()));
+        if (b == 0) {
+          c.draws = true;
+          return;
+        }
+        if (((b & 1) ? (b - 1) / 2 : (b - 2) / 2) > kHorizon)
+          c.beyond = true;
+        else if (!(b & 1))
+          c.wins = true;  // the child's mover loses
+      };
+      const int dir = side == white ? 8 : -8, last = side == white ? 7 : 0;
+      const int one = p.pawn + dir;
+      if (!(p.occ & bit(one)) && safe(one)) {
+        if (rank_of(one) == last)
+          for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.promote[ps][k], one);
+        else
+          see(table.push[ps][0], one);
+      }
+      const int two = one + dir;
+      if (!c.wins && rank_of(p.pawn) == (side == white ? 1 : 6) && !(p.occ & bit(one)) &&
+          !(p.occ & bit(two)) && safe(two))
+        see(table.push[ps][1], two);
+      for (int i = 0; i < top.m && !c.wins; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        const int to = p.sq[u];
+        if (top.colour[u] != them || !(pawn_attacks(side, p.pawn) & bit(to)) || !safe(to)) continue;
+        const auto vs = static_cast<std::size_t>(std::find(of.begin(), of.end(), i + 2) -
+                                                 of.begin());  // the victim's slot
+        if (rank_of(to) == last)
+          for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.capture_promote[ps][vs][k], to);
+        else
+          see(table.pawn_capture[ps][vs], to);
+      }
+    };
+  }
   sweep::SolveOptions so;
   so.progress = options.progress;
   so.label = options.label;

@@ -1,15 +1,16 @@
-// The chess game's own kernel for pawnless DTZ segments of 3-5 pieces (Game::own_kernel): a
-// table built the way Syzygy's generator builds one (its public description and source read,
-// none of it copied). Every piece sits on its own 6 bits, so a move is an index difference;
-// illegal positions are marked once, so no move or unmove tests legality; there are no counters:
-// the parents of a win become loss candidates, and a candidate is checked by generating its moves
-// forward and reading the other side's table; every ply is one sweep of both sides' tables (of
-// the chunks where it has work), and a side's wins are pulled from its open positions instead of
-// pushed from the other side's losses where that reads less. It computes the distance to
-// conversion (capture or mate), which is the DTZ under the 50-move rule as long as no capture
-// leads to a value beyond the 100-ply horizon (which would count from ply 101): the kernel
-// declines a table whose sub-tables hold one, and one whose distances outgrow its codes (248
-// plies), and the generic kernel builds those. docs/CHESS.md measures it; bench/chess_sweep.cpp
+// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one pawn and
+// another piece besides the kings (Game::own_kernel): a table built the way Syzygy's generator
+// builds one (its public description and source read, none of it copied). Every piece sits on
+// its own 6 bits, so a move is an index difference; illegal positions are marked once, so no move
+// or unmove tests legality; there are no counters: the parents of a win become loss candidates,
+// and a candidate is checked by generating its moves forward and reading the other side's table;
+// every ply is one sweep of both sides' tables (of the chunks where it has work), and a side's
+// wins are pulled from its open positions instead of pushed from the other side's losses where
+// that reads less. It computes the distance to conversion (capture, pawn move or mate), which is
+// the DTZ under the 50-move rule as long as no conversion leads to a value beyond the 100-ply
+// horizon (which would count from ply 101): the kernel declines a table whose sub-tables or pawn
+// moves reach one, and one whose distances outgrow its codes (248 plies), and the generic kernel
+// builds those. docs/CHESS.md measures it; bench/chess_sweep.cpp
 // runs it alone and checks it against retra's files.
 // Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
@@ -74,14 +75,26 @@ constexpr int distance(std::uint8_t v) { return is_win(v) ? v - 6 : is_loss(v) ?
 inline constexpr std::uint64_t kChunk = 1 << 14;
 
 // ---- tables ----------------------------------------------------------------------------------
-// Index: king pair (0..461) * 64^m + the other pieces' squares, 6 bits each, white's pieces
-// first, each side's by type (Q R B N), the first piece in the highest bits:
-//   [ king pair: 0..461 ][ piece 0: 6 bits ] .. [ piece m-1: 6 bits ]
+struct Pos;
+struct Conversions;
+// Index: the head * 64^m + the other pieces' squares, 6 bits each, white's pieces first, each
+// side's by type (Q R B N), the first piece in the highest bits:
+//   [ head ][ piece 0: 6 bits ] .. [ piece m-1: 6 bits ]
+// The head of a pawnless table is its king pair (0..461). A table with one pawn holds one of
+// retra's pawn segments, the pawn on one rank: no pawn move stays in the table (each converts,
+// into a segment built earlier), so the pawn's file is the head's top digit, and the board is
+// turned only left to right, to put the pawn on the a-d files; the kings move freely:
+//   [ pawn's file: 0..3 ][ white king: 6 bits ][ black king: 6 bits ]
+// Heads of kings on one square, next to each other or on the pawn's square are illegal.
 struct Table {
   std::string name;  // the material as this table orients it ("KvKR" is KRvK turned around)
   int m = 0;         // pieces besides the kings, up to 3
   std::array<PieceType, 3> type{};
   std::array<Color, 3> colour{};
+  // A table with a pawn: its rank (0-based, 1..6) and colour; -1 without.
+  int pawn_rank = -1;
+  Color pawn_colour = white;
+  bool pawned() const { return pawn_rank >= 0; }
   std::uint64_t size = 0;  // per side
   int threads = 1;
   bool huge_pages = true;  // madvise the arrays (Tuning::huge_pages)
@@ -90,6 +103,10 @@ struct Table {
   std::uint64_t padded() const { return (size + 7) & ~std::uint64_t{7}; }
   LargeArray<std::uint8_t> v[2];  // [side to move][index], on huge pages where granted
   std::array<Table*, 3> sub{};    // the table after piece j is captured
+  Table* sub_pawn = nullptr;      // the table after the pawn is captured
+  // The pawn's own moves (pushes, captures, promotions), which leave the table: called in the
+  // captures phase for positions of the pawn's side to move (sweep.cpp, PawnMoves).
+  std::function<void(Color, const Pos&, Conversions&)> pawn_moves;
   // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
   // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
   // clears active[n & 1], so ply n's writes and reads never meet in one array.
@@ -126,8 +143,17 @@ struct Table {
     return idx + (static_cast<std::uint64_t>(to) << shift(i)) -
            (static_cast<std::uint64_t>(from) << shift(i));
   }
-  // The index of kings wk, bk and pieces sq[0..m) (in this table's order), any orientation.
-  std::uint64_t index(int wk, int bk, const int* sq) const {
+  // The index of kings wk, bk and pieces sq[0..m) (in this table's order), any orientation; in a
+  // table with a pawn, the pawn on `pawn` (on this table's rank).
+  std::uint64_t index(int wk, int bk, const int* sq, int pawn = -1) const {
+    if (pawned()) {
+      // Turned left to right where the pawn stands on the e-h files.
+      const int flip = file_of(pawn) >= 4 ? 7 : 0;
+      std::uint64_t idx = static_cast<std::uint64_t>(((file_of(pawn) ^ flip) << 12) |
+                                                     (wk ^ flip) << 6 | (bk ^ flip));
+      for (int i = 0; i < m; ++i) idx = idx << 6 | static_cast<std::uint64_t>(sq[i] ^ flip);
+      return idx;
+    }
     const auto p = static_cast<std::size_t>(wk * 64 + bk);
     const int t = kKp.sym[p];
     std::uint64_t idx = static_cast<std::uint64_t>(kKp.index[p]);
@@ -138,6 +164,9 @@ struct Table {
   // The index after a king moves (the kings now on wk, bk) from idx, whose pieces are on sq:
   // where the new pair needs no turn of the board, as it mostly does not, the pieces' bits stay.
   std::uint64_t king_moved(std::uint64_t idx, int wk, int bk, const int* sq) const {
+    if (pawned())  // the pawn keeps the orientation
+      return ((idx >> (6 * m + 12)) << 12 | static_cast<std::uint64_t>(wk * 64 + bk)) << (6 * m) |
+             (idx & ((std::uint64_t{1} << (6 * m)) - 1));
     const auto p = static_cast<std::size_t>(wk * 64 + bk);
     if (kKp.sym[p] != 0) return index(wk, bk, sq);
     return static_cast<std::uint64_t>(kKp.index[p]) << (6 * m) |
@@ -145,19 +174,28 @@ struct Table {
   }
 };
 
-// A pawnless material of at most 3 pieces besides the kings, as (type, colour): the table's
-// name, pieces and size, no arrays yet. Pieces in any order.
-Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads);
+// A material of at most 3 pieces besides the kings and a pawn, as (type, colour): the table's
+// name, pieces and size, no arrays yet. Pieces in any order; with pawn_rank >= 0, the table
+// holds one pawn of pawn_colour on that rank (0-based) besides them.
+Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, int pawn_rank = -1,
+                 Color pawn_colour = white);
 // A material's name, white first ("KvKR").
 std::string name_of(const Table& t);
-// t's pieces besides the kings without piece j: the material of sub-table j.
+// t's pieces besides the kings and the pawn without piece j: the material of sub-table j.
 std::vector<std::pair<PieceType, Color>> pieces_without(const Table& t, int j);
 
 struct Pos {
-  std::uint64_t kings;  // the king pair's class, 0..461
+  std::uint64_t kings;  // the head: the king pair's class, or the pawn's file and the kings
   int wk, bk;
   std::array<int, 3> sq;
+  int pawn = -1;  // the pawn's square, in a table with a pawn
   Bitboard occ, side[2];
+};
+// What a position's converting moves reach: whether it has one (legal), whether one of them
+// wins (reaches a loss of the other side), draws, or reaches a value beyond the 50-move horizon
+// (which this kernel does not handle: the table is then declined).
+struct Conversions {
+  bool any = false, wins = false, draws = false, beyond = false;
 };
 Pos decode(const Table& t, std::uint64_t idx);
 
@@ -172,9 +210,9 @@ struct SolveOptions {
 struct SolveTimes {
   double illegal = 0, captures = 0, mates = 0, plies = 0;  // seconds
 };
-// Builds t's values, its sub-tables (t.sub) already built or loaded. Fails when the memory cannot
-// be had; returns false when a distance outgrows the codes (beyond 2 * rebase_at plies), the
-// values then useless.
+// Builds t's values, its sub-tables (t.sub, t.sub_pawn) already built or loaded. Fails when the
+// memory cannot be had; returns false when a distance outgrows the codes (beyond 2 * rebase_at
+// plies) or a pawn move reaches a value beyond the 50-move horizon, the values then useless.
 Result<bool> solve(Table& t, const SolveOptions& o, SolveTimes* times = nullptr);
 
 // A placement's stored DTZ byte in retra's segment of the table (side to move, retra's placement
