@@ -470,7 +470,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads)
     for (std::uint64_t base = 0; base < t.size; base += 64) {
       Pos p;
-      if (!decode_run(t, base, p)) continue;
+      // Once a pawn move has reached beyond the horizon the table is declined: the other runs
+      // are skipped (an OpenMP loop cannot be left early).
+      if (beyond.load(std::memory_order_relaxed) || !decode_run(t, base, p)) continue;
       const Bitboard occ = p.occ;
       const Color lc = t.colour[last];
       for (const Color s : {white, black}) {
