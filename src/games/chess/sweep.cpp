@@ -1026,7 +1026,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   sweep::SolveTimes times;
   auto solved = sweep::solve(top, so, &times);
   if (!solved) return std::move(solved).error();
-  if (!*solved) return std::nullopt;  // distances beyond the codes
+  if (!*solved) return std::nullopt;  // beyond the codes, or a pawn move beyond the horizon
   subs.clear();
   const auto converting = Clock::now();
   kernels::OwnKernelRun run;
