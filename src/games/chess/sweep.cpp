@@ -932,7 +932,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       if (!built) return std::move(built).error();
       continue;
     }
-    const auto [id, flip] = segment_of(*sub);
+    // Not a structured binding: clang 14 (the TSan build's) cannot capture one in a lambda.
+    const std::pair<int, bool> segment = segment_of(*sub);
+    const int id = segment.first;
+    const bool flip = segment.second;
     assert(id >= 0 && !is_dtm(id));  // every capture's table is in the closure
     const Indexer& ix = *this->table(id).indexer;
     const std::uint64_t size = ix.size();
