@@ -105,7 +105,8 @@ struct Table {
   std::array<Table*, 3> sub{};    // the table after piece j is captured
   Table* sub_pawn = nullptr;      // the table after the pawn is captured
   // The pawn's own moves (pushes, captures, promotions), which leave the table: called in the
-  // captures phase for positions of the pawn's side to move (sweep.cpp, PawnMoves).
+  // captures phase for positions of the pawn's side to move (set by Game::own_kernel, which
+  // reads the children through lower).
   std::function<void(Color, const Pos&, Conversions&)> pawn_moves;
   // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
   // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
