@@ -951,9 +951,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     // transitions): one rank of the indexer and one lookup per move, a few per position of the
     // pawn's side. Only a move that leaves the mover's king safe is legal.
     const std::vector<int> of = sweep::piece_of_slot(top, table.slots, false);
-    const auto ps = static_cast<std::size_t>(std::find(of.begin(), of.end(), top.m + 2) -
-                                             of.begin());  // the pawn's slot
-    top.pawn_moves = [&, of, ps](Color side, const sweep::Pos& p, sweep::Conversions& c) {
+    std::array<std::size_t, 6> slot_of{};  // the inverse: retra's slot of each of top's pieces
+    for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
+    const std::size_t ps = slot_of[static_cast<std::size_t>(top.m + 2)];  // the pawn's slot
+    top.pawn_moves = [&, of, slot_of, ps](Color side, const sweep::Pos& p, sweep::Conversions& c) {
       const Color them = opposite(side);
       std::array<int, 6> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0};
       placed[static_cast<std::size_t>(top.m + 2)] = p.pawn;
@@ -1014,8 +1015,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         const auto u = static_cast<std::size_t>(i);
         const int to = p.sq[u];
         if (top.colour[u] != them || !(pawn_attacks(side, p.pawn) & bit(to)) || !safe(to)) continue;
-        const auto vs = static_cast<std::size_t>(std::find(of.begin(), of.end(), i + 2) -
-                                                 of.begin());  // the victim's slot
+        const std::size_t vs = slot_of[u + 2];  // the victim's slot
         if (rank_of(to) == last)
           for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.capture_promote[ps][vs][k], to);
         else
