@@ -82,12 +82,9 @@ void load_from(Table& t, const retra::Database& db) {
   const Indexer ix(*parse_table_key(name));
   const std::uint64_t size = ix.size();
   const auto values = decoded(dtz_segment(db, name, size));
-  auto loaded = load(t, ix, flip, [&](Color s, std::uint64_t r) { return values[s * size + r]; });
+  const auto loaded =
+      load(t, ix, flip, [&](Color s, std::uint64_t r) { return values[s * size + r]; });
   if (!loaded) fail(t.name + ": " + loaded.error().message());
-  if (!*loaded)
-    fail(name +
-         ": a sub-table's distance beyond the 50-move horizon, which this kernel does not "
-         "capture into");
 }
 
 // ---- materials ------------------------------------------------------------------------------
@@ -111,11 +108,13 @@ Table* build(const std::vector<std::pair<PieceType, Color>>& ps, bool top) {
   }
   for (int j = 0; j < t->m; ++j)
     t->sub[static_cast<std::size_t>(j)] = build(pieces_without(*t, j), false);
+  // A sub-table built here keeps codes rebased past 124 plies, which solve() cannot read as
+  // distances beyond the horizon (read from retra's files, they are).
   for (int j = 0; j < t->m; ++j)
     if (t->sub[static_cast<std::size_t>(j)]->longest > kHorizon)
       fail(name +
-           ": a capture may lead beyond the 50-move horizon, which this kernel does not count "
-           "from ply 101");
+           ": a capture may lead beyond the 50-move horizon into a sub-table built here; "
+           "read the sub-tables from retra's files instead (--subtables DB)");
   SolveOptions o;
   o.rebase_at = g_rebase_at;
   o.note = [top](const std::string& line) {

@@ -1,20 +1,24 @@
 // The chess game's own kernel for DTZ segments, pawnless or with one pawn (src/games/chess/
 // sweep.hpp, Game::own_kernel), against retra's generic backward kernel: the same values on every
 // entry and the holes it marks exactly the game's invalid entries, on two threads (so that
-// ThreadSanitizer sees the sweeps' shared bytes); the codes rebased; what it declines; and the
-// build driver taking it unless told not to. Thread safety: none.
+// ThreadSanitizer sees the sweeps' shared bytes); the codes rebased; conversions beyond the
+// 50-move horizon; what it declines; and the build driver taking it unless told not to.
+// Thread safety: none.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "kernels/backward.hpp"
 #include "src/build/build.hpp"
 #include "src/database.hpp"
 #include "src/games/chess/game.hpp"
 #include "src/games/chess/sweep.hpp"
+#include "src/games/chess/values.hpp"
 #include "test_util.hpp"
 
 namespace retra::chess {
@@ -154,10 +158,6 @@ TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {
   EXPECT_FALSE(game().own_kernel(game().find("KQvKR.dtm"), v, lower(), two_threads(), {kPlenty}));
   // More memory than the plan leaves.
   EXPECT_FALSE(game().own_kernel(s, v, lower(), two_threads(), {std::uint64_t{1} << 20}));
-  // A sub-table with a value beyond the 50-move horizon (a cursed win in 101 plies), which a
-  // capture would have to count from ply 101.
-  const kernels::Lower<int> cursed = [](const int&, std::uint64_t) { return 2 * 101 + 1; };
-  EXPECT_FALSE(game().own_kernel(s, v, cursed, two_threads(), {kPlenty}));
   EXPECT_TRUE(untouched());
   // A pawn with no other piece besides the kings (KPvK), and two pawns (KPvKP, KPPvK): the
   // generic kernel's. (Their closures hold pawnless tables the own kernel builds.)
@@ -250,35 +250,62 @@ std::shared_ptr<const Game>* ChessSweepPawnKernel::game_ = nullptr;
 std::unique_ptr<std::map<int, std::vector<std::uint8_t>>> ChessSweepPawnKernel::values_ =
     std::make_unique<std::map<int, std::vector<std::uint8_t>>>();
 
-// A pawn push into a value beyond the 50-move horizon (a cursed win of 110 plies where the
-// segment a rank ahead holds a win): the table is declined, the values left as they were.
-// (Called from the fixture's one test: ctest runs each test in its own process, which would
-// build the fixture's tables again, a minute under the sanitizers.)
-void declines_a_pawn_move_beyond_the_horizon(
-    const Game& game, const kernels::Lower<int>& lower,
-    const std::map<int, std::vector<std::uint8_t>>& values) {
-  const int s = game.find("KRPvK_w6"), ahead = game.find("KRPvK_w7");
-  ASSERT_GE(s, 0);
-  ASSERT_GE(ahead, 0);
-  const kernels::Lower<int> cursed = [ahead, &values](const int& t, std::uint64_t i) -> int {
-    const int b = values.at(t).at(i);
-    return t == ahead && b != 0 ? ((b & 1) ? 2 * 110 + 1 : 2 * 110 + 2) : b;
+// Every child's distance of 4 plies or more moved 97 plies further (at most 126): conversions
+// into values beyond the 50-move horizon, the child's win or loss, from both sides, and into
+// values just within it (100 plies), which both kernels must count as values.hpp's Best does.
+kernels::Lower<int> beyond_the_horizon(const kernels::Lower<int>& lower) {
+  return [lower](const int& t, std::uint64_t i) -> int {
+    const int b = lower(t, i);
+    if (b == 0) return 0;
+    const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
+    const int far = d >= 4 ? std::min(d + 97, 126) : d;
+    return (b & 1) ? 2 * far + 1 : 2 * far + 2;
   };
-  std::vector<std::uint8_t> v(game.segment_size(s), 0);
-  kernels::KernelOptions o;
-  o.threads = 2;
-  EXPECT_FALSE(game.own_kernel(s, v, cursed, o, {std::uint64_t{1} << 30}));
-  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](auto b) { return b == 0; }));
-  // And the same segment with the true values is built.
-  EXPECT_TRUE(game.own_kernel(s, v, lower, o, {std::uint64_t{1} << 30}));
+}
+
+// Segments whose pawn pushes, double pushes, promotions and captures reach such values, and a
+// pawnless table captured into them, against the generic kernel given the same children: every
+// entry, and the distances beyond a byte. (Called from the fixture's one test: ctest runs each
+// test in its own process, which would build the fixture's tables again, a minute under the
+// sanitizers.)
+void equals_the_generic_kernel_beyond_the_horizon(const Game& game,
+                                                  const kernels::Lower<int>& lower) {
+  const kernels::Lower<int> far = beyond_the_horizon(lower);
+  for (const char* name : {"KRPvK_w2", "KRPvK_w6", "KRvKP_b7", "KRvKP_b4", "KRvKR"}) {
+    const int s = game.find(name);
+    ASSERT_GE(s, 0) << name;
+    kernels::KernelOptions o;
+    o.threads = 2;
+    std::vector<std::uint8_t> mine(game.segment_size(s)), theirs(mine.size());
+    auto built = game.own_kernel(s, mine, far, o, {std::uint64_t{1} << 30});
+    ASSERT_TRUE(built.has_value()) << name << ": declined";
+    ASSERT_TRUE(*built) << built->error().message();
+    auto generic = kernels::backward_as<ValueKind::dtz>(game, s, std::span(theirs), far, o);
+    ASSERT_TRUE(generic) << generic.error().message();
+    std::uint64_t differ = 0, cursed = 0, blessed = 0;
+    for (std::uint64_t i = 0; i < mine.size(); ++i) {
+      const Dtz d = decode_dtz(theirs[i]);
+      cursed += d.wdl == cursed_win;
+      blessed += d.wdl == blessed_loss;
+      if (mine[i] != theirs[i] && ++differ <= 5)
+        ADD_FAILURE() << name << " entry " << i << ": sweep " << int(mine[i]) << ", generic "
+                      << int(theirs[i]) << " " << to_fen(game.board(s, game.unrank(s, i)));
+    }
+    EXPECT_EQ(differ, 0u) << name;
+    EXPECT_TRUE((*built)->far == generic->far) << name;
+    // The test reaches what it is for: positions won and lost beyond the horizon.
+    EXPECT_GT(cursed, 0u) << name;
+    EXPECT_GT(blessed, 0u) << name;
+  }
 }
 
 // Every pawn segment of both tables (each rank of the pawn: promotions, double pushes, the pawn
-// taken and taking), entry by entry, with the holes, on 2 and 3 threads, then the refusal above:
+// taken and taking), entry by entry, with the holes, on 2 and 3 threads, then the values beyond
+// the horizon above:
 // these small tables switch between pulled and pushed wins often, where three races of the sweeps
 // once gave a win or a loss a ply late on two threads (sweep.cpp: mark_wins, mark_candidates, the
 // pulled scan).
-TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntryAndDeclinesBeyondTheHorizon) {
+TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntryAndBeyondTheHorizon) {
   int segments = 0;
   for (int run = 0; run < 2 * game().segments(); ++run) {
     const int s = run / 2, threads = 2 + run % 2;
@@ -309,7 +336,7 @@ TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntryAndDeclinesBeyond
     EXPECT_EQ(differ, 0u) << name;
   }
   EXPECT_EQ(segments, 24);
-  declines_a_pawn_move_beyond_the_horizon(game(), lower(), *values_);
+  equals_the_generic_kernel_beyond_the_horizon(game(), lower());
 }
 
 }  // namespace

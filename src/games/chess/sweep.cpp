@@ -465,14 +465,20 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         (s == white ? wk : bk) = p.pawn;
       return t.sub_pawn->index(wk, bk, sq.data());
     };
-    std::atomic<bool> beyond{false};  // a pawn move reached beyond the 50-move horizon
+    // Conversions beyond the 50-move horizon: a sub-table's distances, or the pawn's moves.
+    bool may_reach_beyond = t.pawned() && t.sub_pawn->longest > kHorizon;
+    for (int j = 0; j < t.m; ++j)
+      may_reach_beyond |= t.sub[static_cast<std::size_t>(j)]->longest > kHorizon;
+    if (may_reach_beyond || t.pawn_moves)
+      for (int s = 0; s < 2; ++s) {
+        t.cursed[s].assign(t.padded() / 64 + 1, 0);
+        t.late[s].assign(t.padded() / 64 + 1, 0);
+      }
     progress_phase(opt.progress, opt.label + ": captures", t.size);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads)
     for (std::uint64_t base = 0; base < t.size; base += 64) {
       Pos p;
-      // Once a pawn move has reached beyond the horizon the table is declined: the other runs
-      // are skipped (an OpenMP loop cannot be left early).
-      if (beyond.load(std::memory_order_relaxed) || !decode_run(t, base, p)) continue;
+      if (!decode_run(t, base, p)) continue;
       const Bitboard occ = p.occ;
       const Color lc = t.colour[last];
       for (const Color s : {white, black}) {
@@ -497,16 +503,24 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           if (reach & bit(p.sq[j])) by_king[nk++] = j;
         }
         auto& v = t.v[s];
+        // This run's bits of the cursed and late bitmaps: a run is one word.
+        std::uint64_t cursed_bits = 0, late_bits = 0;
         for (int q = 0; q < 64; ++q) {
           const auto idx = base + static_cast<std::uint64_t>(q);
           const std::uint8_t checked = v[idx];
           if (checked == kIllegal) continue;
-          bool captures = false, wins = false, draws = false;
+          bool captures = false, wins = false, draws = false, cursed = false, late = false;
+          // A sub-table's codes count from base 0, or hold no distance beyond the horizon
+          // (solve's contract), so a code beyond win(kHorizon) or loss(kHorizon) is one beyond it.
           auto see = [&](std::uint8_t x) {
             if (x == kIllegal) return;
             captures = true;
-            wins |= is_loss(x);
-            draws |= x == kDraw;
+            if (is_loss(x))
+              (x > loss(kHorizon) ? cursed : wins) = true;
+            else if (x == kDraw)
+              draws = true;
+            else
+              late |= x > win(kHorizon);
           };
           for (std::size_t r = 0; r < nr; ++r)
             if (!(runs[r].second & bit(q))) see(runs[r].first[q]);
@@ -544,13 +558,21 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               here.side[lc] |= bit(q);
               Conversions c;
               t.pawn_moves(s, here, c);
-              if (c.beyond) beyond.store(true, std::memory_order_relaxed);
               captures |= c.any;
               wins |= c.wins;
               draws |= c.draws;
+              cursed |= c.cursed;
+              late |= c.late;
             }
           }
-          std::uint8_t x = wins ? win(1) : draws ? kCapDraw : captures ? candidate(1) : kUnknown;
+          // A cursed win never loses, as a draw by capture does, and wins by ply 101; a late
+          // loss is a candidate that cannot lose before ply 101.
+          std::uint8_t x = wins              ? win(1)
+                           : draws || cursed ? kCapDraw
+                           : captures        ? candidate(1)
+                                             : kUnknown;
+          if (!wins && cursed) cursed_bits |= std::uint64_t{1} << q;
+          if (!wins && !draws && !cursed && late) late_bits |= std::uint64_t{1} << q;
           if (checked == kInCheck && !captures) {
             Pos here = p;
             here.occ = occ | bit(q);
@@ -565,10 +587,12 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           // are illegal, which no write here changes).
           store(v[idx], x);
         }
+        // Set only where bits are: the bitmaps are empty where no conversion can reach beyond.
+        if (cursed_bits) t.cursed[s][base / 64] = cursed_bits;
+        if (late_bits) t.late[s][base / 64] = late_bits;
       }
       progress_advance(opt.progress, 64);
     }
-    if (beyond.load()) return false;
   }
   const double captures = std::chrono::duration<double>(Clock::now() - start).count();
   // The parents of mates win in 1.
@@ -595,6 +619,19 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     for (std::uint8_t x : t.v[s].span()) open[static_cast<std::size_t>(s)] += is_open(x);
   std::array<bool, 2> pull{}, pull_next{};  // side s's wins of this ply / the next are pulled
   Counts all, last, before_last;            // the last two plies
+  // Conversions beyond the horizon, which act at ply 101 (kFar): the cursed wins become wins in
+  // 101, and the late losses candidates of that ply.
+  constexpr int kFar = kHorizon + 1;
+  const bool far = std::any_of(std::begin(t.cursed), std::end(t.cursed),
+                               [](const auto& w) {
+                                 return std::any_of(w.begin(), w.end(), [](auto x) { return x; });
+                               }) ||
+                   std::any_of(std::begin(t.late), std::end(t.late), [](const auto& w) {
+                     return std::any_of(w.begin(), w.end(), [](auto x) { return x; });
+                   });
+  auto is_late = [&](Color s, std::uint64_t idx) {
+    return !t.late[s].empty() && (t.late[s][idx / 64] >> (idx % 64) & 1);
+  };
   int n = 1;
   for (;; ++n) {
     if (n + 1 - t.base > opt.rebase_at) {
@@ -603,10 +640,40 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       if (opt.note) opt.note(fmt::format("{}: codes rebased after ply {}", t.name, n - 1));
     }
     progress_phase(opt.progress, fmt::format("{}: ply {}", opt.label, n), 2 * t.chunks());
+    if (far && n == kFar) {
+      // Written before the sweep, as the last ply's pushed wins are: so this ply's wins must be
+      // pushed ones on both sides (pull_next, below, and at the ply before).
+      const std::uint8_t won_far = win(kFar - t.base), now_far = candidate(kFar);
+      std::array<std::uint64_t, 2> made{};
+      for (const Color s : {white, black}) {
+        std::uint64_t made_s = 0;
+#pragma omp parallel for schedule(static) num_threads(t.threads) reduction(+ : made_s)
+        for (std::uint64_t w = 0; w < t.cursed[s].size(); ++w)
+          for (std::uint64_t bits = t.cursed[s][w] | t.late[s][w]; bits; bits &= bits - 1) {
+            const std::uint64_t idx = w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
+            const std::uint8_t x = t.v[s][idx];
+            if (x == kCapDraw && (t.cursed[s][w] >> (idx % 64) & 1)) {
+              t.v[s][idx] = won_far;
+              ++made_s;
+            } else if ((x == kUnknown || x == now_far) && is_late(s, idx)) {
+              t.v[s][idx] = now_far;
+            } else {
+              continue;
+            }
+            t.activate(n, s, idx);
+          }
+        made[s] = made_s;
+        open[s] -= std::min(open[s], made_s);
+      }
+      if (opt.note)
+        opt.note(fmt::format("{}: {}/{} wins beyond the horizon at ply {}", t.name, made[white],
+                             made[black], kFar));
+    }
     pull = pull_next;
     for (const Color s : {white, black})
       pull_next[s] =
-          open[s] < std::max(before_last.losses[opposite(s)], last.marked[opposite(s)] / 3);
+          open[s] < std::max(before_last.losses[opposite(s)], last.marked[opposite(s)] / 3) &&
+          !(far && n + 1 == kFar);
     const int b = t.base;
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
                        bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
@@ -645,7 +712,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               const std::uint8_t y = load(other[child]);
               return y == kIllegal || (is_win(y) && y <= bound);
             });
-            if (lost) return lose();
+            if (lost && (n >= kFar || !is_late(s, idx))) return lose();
             exchange(t.v[s][idx], now, kUnknown);
             return;
           }
@@ -655,7 +722,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           // them while it pulls, maybe before its scan reaches a position that wins in n, which
           // an open-only scan would then skip (a race the pawn tables' test caught, the win a
           // ply late).
-          bool wins = false, lost = x == now;
+          bool wins = false, lost = x == now && (n >= kFar || !is_late(s, idx));
           for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
             ++c.reads;
             const std::uint8_t y = load(other[child]);
@@ -691,7 +758,12 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           "wins pulled:{}{}",
           t.name, n, k.losses[white], k.losses[black], k.wins[white], k.wins[black], k.all_marked(),
           open[white], open[black], pull[white] ? " white" : "", pull[black] ? " black" : ""));
-    if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0) break;
+    if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0) {
+      if (!far || n >= kFar) break;
+      // Nothing more happens before ply 101, where the conversions beyond the horizon act.
+      n = kFar - 1;
+      pull_next = {};
+    }
   }
   sweep(t, kUnknown, kCapDraw,
         [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
@@ -732,12 +804,11 @@ std::vector<int> piece_of_slot(const Table& t, const std::vector<Slot>& slots, b
 }
 }  // namespace
 
-Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
+Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
   RETRA_TRY(mark_illegal(t));
   [[maybe_unused]] const std::uint64_t size = ix.size();
   const std::vector<int> of = piece_of_slot(t, ix.slots(), flip);
-  int beyond = 0;  // an int and |, as kernels/backward.hpp reduces under ThreadSanitizer
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads) reduction(| : beyond)
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads)
   for (std::uint64_t idx = 0; idx < t.size; ++idx) {
     if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
     const Pos p = decode(t, idx);
@@ -753,17 +824,13 @@ Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& val
     for (const Color s : {white, black}) {
       if (t.v[s][idx] == kIllegal) continue;
       const int b = value(flip ? opposite(s) : s, r);
-      const int d = (b & 1) ? (b - 1) / 2 : (b - 2) / 2;
-      if (b != 0 && d > kHorizon) {
-        beyond = 1;
-        continue;
-      }
+      // Beyond the horizon: 101 plies, as a conversion into it counts (values.hpp, Best).
+      const int d = std::min((b & 1) ? (b - 1) / 2 : (b - 2) / 2, kHorizon + 1);
       t.v[s][idx] = b == 0 ? kDraw : (b & 1) ? win(d) : loss(d);
     }
   }
-  if (beyond != 0) return false;
   t.find_longest();
-  return true;
+  return {};
 }
 
 namespace {
@@ -908,8 +975,12 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     return std::pair{find(key.name()), flip};
   };
   // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
-  // and both sides of each sub-table.
+  // both sides of each sub-table, and, where a conversion may reach beyond the 50-move horizon
+  // (a pawn move may; a capture where a sub-table's distances pass 100 plies), the cursed and
+  // late bitmaps of both sides.
   std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
+  const std::uint64_t bitmaps = top.padded() / 2 + 32;
+  if (top.pawned()) bytes += bitmaps;
   // Sub-table j lacks top's piece j (m: the pawn); identical pieces share one.
   std::map<std::string, std::unique_ptr<sweep::Table>> subs;
   for (int j = 0; j < top.m + (top.pawned() ? 1 : 0); ++j) {
@@ -926,6 +997,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   }
   if (bytes > limits.spare_bytes) return std::nullopt;
   // The sub-tables from the finished segments (the bare kings: built here, all draws).
+  bool far_subs = false;  // one with a distance beyond the 50-move horizon
   for (auto& [name, sub] : subs) {
     if (sub->m == 0 && !sub->pawned()) {
       auto built = sweep::solve(*sub, {});
@@ -939,12 +1011,13 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     assert(id >= 0 && !is_dtm(id));  // every capture's table is in the closure
     const Indexer& ix = *this->table(id).indexer;
     const std::uint64_t size = ix.size();
-    auto loaded = sweep::load(*sub, ix, flip, [&](Color side, std::uint64_t r) {
+    const Status loaded = sweep::load(*sub, ix, flip, [&](Color side, std::uint64_t r) {
       return lower(id, static_cast<std::uint64_t>(side) * size + r);
     });
-    if (!loaded) return std::move(loaded).error();
-    if (!*loaded) return std::nullopt;  // a capture could reach beyond the 50-move horizon
+    if (!loaded) return loaded.error();
+    far_subs |= sub->longest > kHorizon;
   }
+  if (!top.pawned() && far_subs && bytes + bitmaps > limits.spare_bytes) return std::nullopt;
   const double load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (top.pawned()) {
     // The pawn's moves read their children through lower, as the generic kernels do (the same
@@ -994,10 +1067,11 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
           c.draws = true;
           return;
         }
-        if (((b & 1) ? (b - 1) / 2 : (b - 2) / 2) > kHorizon)
-          c.beyond = true;
-        else if (!(b & 1))
-          c.wins = true;  // the child's mover loses
+        const bool beyond = ((b & 1) ? (b - 1) / 2 : (b - 2) / 2) > kHorizon;
+        if (b & 1)  // the child's mover wins
+          c.late |= beyond;
+        else
+          (beyond ? c.cursed : c.wins) = true;
       };
       const int dir = side == white ? 8 : -8, last = side == white ? 7 : 0;
       const int one = p.pawn + dir;
@@ -1029,7 +1103,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   sweep::SolveTimes times;
   auto solved = sweep::solve(top, so, &times);
   if (!solved) return std::move(solved).error();
-  if (!*solved) return std::nullopt;  // beyond the codes, or a pawn move beyond the horizon
+  if (!*solved) return std::nullopt;  // beyond the codes
   subs.clear();
   const auto converting = Clock::now();
   kernels::OwnKernelRun run;

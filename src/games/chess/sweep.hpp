@@ -6,12 +6,13 @@
 // and a candidate is checked by generating its moves forward and reading the other side's table;
 // every ply is one sweep of both sides' tables (of the chunks where it has work), and a side's
 // wins are pulled from its open positions instead of pushed from the other side's losses where
-// that reads less. It computes the distance to conversion (capture, pawn move or mate), which is
-// the DTZ under the 50-move rule as long as no conversion leads to a value beyond the 100-ply
-// horizon (which would count from ply 101): the kernel declines a table whose sub-tables or pawn
-// moves reach one, and one whose distances outgrow its codes (248 plies), and the generic kernel
-// builds those. docs/CHESS.md measures it; bench/chess_sweep.cpp
-// runs it alone and checks it against retra's files.
+// that reads less. It computes the distance to conversion (capture, pawn move or mate), the DTZ
+// under the 50-move rule: a conversion into a value beyond the 100-ply horizon (a cursed win or
+// blessed loss of the child) counts as 101 plies, as values.hpp's Best counts it, so a position
+// with such a conversion wins at ply 101 unless it wins sooner, or cannot lose before ply 101
+// (two bitmaps, applied before that ply). It declines a table whose distances outgrow its codes
+// (248 plies), which the generic kernel then builds. docs/CHESS.md measures it;
+// bench/chess_sweep.cpp runs it alone and checks it against retra's files.
 // Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
 #pragma once
@@ -112,6 +113,11 @@ struct Table {
   // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
   // clears active[n & 1], so ply n's writes and reads never meet in one array.
   std::vector<std::uint8_t> active[2];
+  // [side to move][index / 64], bit index % 64, where a conversion reaches beyond the 50-move
+  // horizon (empty where none does): `cursed`, a position that wins in 101 plies unless it wins
+  // sooner (a conversion reaches the child's loss beyond the horizon); `late`, one that cannot
+  // lose before ply 101 (a conversion reaches the child's win beyond it; no conversion draws).
+  std::vector<std::uint64_t> cursed[2], late[2];
   int plies = 0;
   int longest = 0;  // the longest distance, in plies
   int base = 0;     // the plies the codes of wins and losses count from
@@ -193,10 +199,11 @@ struct Pos {
   Bitboard occ, side[2];
 };
 // What a position's converting moves reach: whether it has one (legal), whether one of them
-// wins (reaches a loss of the other side), draws, or reaches a value beyond the 50-move horizon
-// (which this kernel does not handle: the table is then declined).
+// wins (reaches a loss of the other side within the 50-move horizon), draws, wins beyond the
+// horizon (`cursed`: the child's mover loses in more than 100 plies) or loses beyond it (`late`:
+// the child's mover wins in more than 100 plies).
 struct Conversions {
-  bool any = false, wins = false, draws = false, beyond = false;
+  bool any = false, wins = false, draws = false, cursed = false, late = false;
 };
 Pos decode(const Table& t, std::uint64_t idx);
 
@@ -211,9 +218,10 @@ struct SolveOptions {
 struct SolveTimes {
   double illegal = 0, captures = 0, mates = 0, plies = 0;  // seconds
 };
-// Builds t's values, its sub-tables (t.sub, t.sub_pawn) already built or loaded. Fails when the
-// memory cannot be had; returns false when a distance outgrows the codes (beyond 2 * rebase_at
-// plies) or a pawn move reaches a value beyond the 50-move horizon, the values then useless.
+// Builds t's values, its sub-tables (t.sub, t.sub_pawn) already built or loaded (with codes of
+// base 0, or no distance beyond the 50-move horizon). Fails when the memory cannot be had;
+// returns false when a distance outgrows the codes (beyond 2 * rebase_at plies), the values then
+// useless.
 Result<bool> solve(Table& t, const SolveOptions& o, SolveTimes* times = nullptr);
 
 // A placement's stored DTZ byte in retra's segment of the table (side to move, retra's placement
@@ -222,9 +230,9 @@ using StoredValue = std::function<int(Color, std::uint64_t)>;
 // Fills t (a sub-table) from retra's DTZ segment of the same material instead of building it:
 // ix is that segment's indexer, flip says retra's table is t's material with the colours
 // exchanged (and the board turned over). Where the segment keeps a side as classes, the values
-// there are the classes' nearest distances, which is all a capture into them reads. Returns
-// false where a distance lies beyond the 50-move horizon, which this kernel cannot capture into.
-Result<bool> load(Table& t, const Indexer& ix, bool flip, const StoredValue& value);
+// there are the classes' nearest distances, which is all a capture into them reads; a distance
+// beyond the 50-move horizon is kept as 101 plies, which is all a capture into it reads.
+Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value);
 
 // t's values in retra's DTZ segment order and encoding (side to move, then retra's index of the
 // placement; 0 for a draw, a hole or an illegal placement, 2d + 1 a win and 2d + 2 a loss in d
