@@ -6,7 +6,8 @@
 // for, its distance to mate (kind dtm) with ids [n, 2n). A double pawn push after which the
 // opponent can capture en passant leads to a virtual child whose value combines the stored one
 // with the en-passant captures (positions with an en-passant right are never stored).
-// Thread safety: a Game is immutable after closure(); share it freely.
+// Thread safety: a Game is immutable after closure() but for own_kernel's cache of pushes
+// (behind a mutex); share it freely.
 #pragma once
 
 #include <array>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -138,9 +140,9 @@ class Game {
 
   // The game's own kernel (sweep.hpp) for the DTZ segments of 3-5 piece tables without pawns
   // or with one pawn and another piece besides the kings, whose sub-tables and pawn moves it
-  // reads through lower; declines the others, tables whose conversions reach values beyond the
-  // 50-move horizon or whose distances outgrow its codes, and tables whose arrays need more than
-  // limits.spare_bytes.
+  // reads through lower (a segment's single pushes from what the sweep kept of the segment a
+  // rank ahead, where it built that one just before); declines the others, tables whose
+  // distances outgrow its codes, and tables whose arrays need more than limits.spare_bytes.
   std::optional<Result<kernels::OwnKernelRun>> own_kernel(
       int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
       const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const;
@@ -167,6 +169,12 @@ class Game {
   std::vector<Table> tables_;
   std::map<std::string, int, std::less<>> by_name_;
   bool with_dtm_ = false;
+  // What the sweep kept of the pawn segments it built, by segment id, for the segment a rank
+  // behind (own_kernel, sweep.cpp): what a single push into each position of the side not to
+  // move leads to. The segment that reads an entry takes it out; a mutex guards the map, since
+  // a build may run segments at once.
+  mutable std::mutex pushes_mutex_;
+  mutable std::map<int, std::shared_ptr<const std::vector<std::uint8_t>>> pushes_;
 };
 
 }  // namespace retra::chess

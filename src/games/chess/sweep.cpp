@@ -87,6 +87,43 @@ Pos decode(const Table& t, std::uint64_t idx) {
   return p;
 }
 
+Reach reach_of_byte(int b) {
+  if (b == 0) return Reach::draw;
+  const bool beyond = ((b & 1) ? (b - 1) / 2 : (b - 2) / 2) > kHorizon;
+  if (b & 1) return beyond ? Reach::wins_beyond : Reach::wins;
+  return beyond ? Reach::loses_beyond : Reach::loses;
+}
+
+Reach reach_of(const Table& t, Color s, std::uint64_t idx) {
+  const std::uint8_t x = t.v[s][idx];
+  if (x == kIllegal) return Reach::none;
+  if (!is_win(x) && !is_loss(x)) return Reach::draw;
+  const bool beyond = t.plies_to_go(s, idx) > kHorizon;
+  if (is_win(x)) return beyond ? Reach::wins_beyond : Reach::wins;
+  return beyond ? Reach::loses_beyond : Reach::loses;
+}
+
+void add(Conversions& c, Reach r) {
+  assert(r != Reach::none);
+  c.any = true;
+  switch (r) {
+    case Reach::draw:
+      c.draws = true;
+      break;
+    case Reach::wins_beyond:  // the child's mover wins beyond the horizon: we lose from ply 101
+      c.late = true;
+      break;
+    case Reach::loses:
+      c.wins = true;
+      break;
+    case Reach::loses_beyond:
+      c.cursed = true;
+      break;
+    default:  // the child's mover wins: nothing we did not know
+      break;
+  }
+}
+
 void Table::find_longest() {
   int most = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(max : most)
@@ -977,10 +1014,11 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
   // both sides of each sub-table, and, where a conversion may reach beyond the 50-move horizon
   // (a pawn move may; a capture where a sub-table's distances pass 100 plies), the cursed and
-  // late bitmaps of both sides.
+  // late bitmaps of both sides; the pushes' bytes kept of the segment ahead are added below.
   std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
   const std::uint64_t bitmaps = top.padded() / 2 + 32;
-  if (top.pawned()) bytes += bitmaps;
+  // With a pawn: the bitmaps, and what is kept for the segment a rank behind (a byte per index).
+  if (top.pawned()) bytes += bitmaps + top.size;
   // Sub-table j lacks top's piece j (m: the pawn); identical pieces share one.
   std::map<std::string, std::unique_ptr<sweep::Table>> subs;
   for (int j = 0; j < top.m + (top.pawned() ? 1 : 0); ++j) {
@@ -1019,21 +1057,77 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   }
   if (!top.pawned() && far_subs && bytes + bitmaps > limits.spare_bytes) return std::nullopt;
   const double load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // The pawn's single pushes from what the sweep kept of the segment a rank ahead (pushes_,
+  // taken out here), when it built that one in this process: one byte per position, read at the
+  // position's own index, since a push changes no digit of the sweep's layout.
+  std::shared_ptr<const std::vector<std::uint8_t>> ahead;
+  std::vector<int> of;  // retra's slots' pieces of top (sweep::piece_of_slot), and the inverse
+  std::array<std::size_t, 6> slot_of{};
+  std::size_t ps = 0;  // the pawn's slot
+  // A child's stored byte after the pawn of `side` moves to `to` by transition tr, the pieces
+  // on retra's slots sq (0, a draw, where only the kings are left).
+  auto child_byte = [&](const Transition& tr, Color side,
+                        const std::array<std::uint8_t, kMaxPieces>& sq, int to) {
+    if (tr.target < 0) return 0;
+    const Table& target = this->table(tr.target);
+    std::array<std::uint8_t, kMaxPieces> child{};
+    for (int j = 0; j < target.n; ++j) {
+      const int from = tr.from[static_cast<std::size_t>(j)];
+      int q = from < 0 || static_cast<std::size_t>(from) == ps ? to
+                                                               : sq[static_cast<std::size_t>(from)];
+      child[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(tr.flip ? q ^ 56 : q);
+    }
+    const Color to_move = tr.flip ? side : opposite(side);
+    return lower(tr.target, (to_move == black ? target.indexer->size() : 0) +
+                                target.indexer->rank(child.data()));
+  };
+  // retra's slots' squares of a sweep position.
+  auto slot_squares = [&](const sweep::Pos& p) {
+    std::array<int, 6> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0};
+    placed[static_cast<std::size_t>(top.m + 2)] = p.pawn;
+    std::array<std::uint8_t, kMaxPieces> sq{};
+    for (std::size_t k = 0; k < of.size(); ++k)
+      sq[k] = static_cast<std::uint8_t>(placed[static_cast<std::size_t>(of[k])]);
+    return sq;
+  };
+  const Color pc = top.pawn_colour;
+  const int dir = pc == white ? 8 : -8;
+  if (top.pawned()) {
+    of = sweep::piece_of_slot(top, table.slots, false);
+    for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
+    ps = slot_of[static_cast<std::size_t>(top.m + 2)];
+    const Transition& push = table.push[ps][0];
+    const int next_rank = top.pawn_rank + dir / 8;
+    if (next_rank != 0 && next_rank != 7 && push.target >= 0 && !push.flip) {
+      std::lock_guard lock(pushes_mutex_);
+      if (auto it = pushes_.find(push.target); it != pushes_.end()) {
+        ahead = it->second;
+        pushes_.erase(it);
+      }
+    }
+    if (ahead && (ahead->size() != top.size || bytes + ahead->size() > limits.spare_bytes))
+      ahead.reset();
+    // The bytes kept agree with lower on a sample of pushes (they always should: a build reads
+    // the segment the sweep just wrote; a caller handing other values through lower, as a test
+    // may, drops them).
+    for (std::uint64_t k = 0, checked = 0; ahead && k < top.size && checked < 4096;
+         k += top.size / 65536 + 1) {
+      const auto r = static_cast<sweep::Reach>((*ahead)[k]);
+      if (r == sweep::Reach::none) continue;
+      sweep::Pos p = sweep::decode(top, k);
+      p.pawn += dir;  // the child's pawn
+      if (sweep::reach_of_byte(child_byte(push, pc, slot_squares(p), p.pawn)) != r) ahead.reset();
+      ++checked;
+    }
+  }
   if (top.pawned()) {
     // The pawn's moves read their children through lower, as the generic kernels do (the same
     // transitions): one rank of the indexer and one lookup per move, a few per position of the
-    // pawn's side. Only a move that leaves the mover's king safe is legal.
-    const std::vector<int> of = sweep::piece_of_slot(top, table.slots, false);
-    std::array<std::size_t, 6> slot_of{};  // the inverse: retra's slot of each of top's pieces
-    for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
-    const std::size_t ps = slot_of[static_cast<std::size_t>(top.m + 2)];  // the pawn's slot
-    top.pawn_moves = [&, of, slot_of, ps](Color side, const sweep::Pos& p, sweep::Conversions& c) {
+    // pawn's side, but for the single pushes kept in `ahead`. Only a move that leaves the
+    // mover's king safe is legal.
+    top.pawn_moves = [&](Color side, const sweep::Pos& p, sweep::Conversions& c) {
       const Color them = opposite(side);
-      std::array<int, 6> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0};
-      placed[static_cast<std::size_t>(top.m + 2)] = p.pawn;
-      std::array<std::uint8_t, kMaxPieces> sq{};
-      for (std::size_t k = 0; k < of.size(); ++k)
-        sq[k] = static_cast<std::uint8_t>(placed[static_cast<std::size_t>(of[k])]);
+      const std::array<std::uint8_t, kMaxPieces> sq = slot_squares(p);
       const int king_sq = side == white ? p.wk : p.bk;
       auto safe = [&](int to) {  // the mover's king after the pawn moves to `to`
         const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
@@ -1046,38 +1140,16 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         return true;
       };
       auto see = [&](const Transition& tr, int to) {
-        c.any = true;
-        if (tr.target < 0) {  // only the kings are left
-          c.draws = true;
-          return;
-        }
-        const Table& target = this->table(tr.target);
-        std::array<std::uint8_t, kMaxPieces> child{};
-        for (int j = 0; j < target.n; ++j) {
-          const int from = tr.from[static_cast<std::size_t>(j)];
-          int q = from < 0 || static_cast<std::size_t>(from) == ps
-                      ? to
-                      : sq[static_cast<std::size_t>(from)];
-          child[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(tr.flip ? q ^ 56 : q);
-        }
-        const Color to_move = tr.flip ? side : them;
-        const int b = lower(tr.target, (to_move == black ? target.indexer->size() : 0) +
-                                           target.indexer->rank(child.data()));
-        if (b == 0) {
-          c.draws = true;
-          return;
-        }
-        const bool beyond = ((b & 1) ? (b - 1) / 2 : (b - 2) / 2) > kHorizon;
-        if (b & 1)  // the child's mover wins
-          c.late |= beyond;
-        else
-          (beyond ? c.cursed : c.wins) = true;
+        sweep::add(c, sweep::reach_of_byte(child_byte(tr, side, sq, to)));
       };
-      const int dir = side == white ? 8 : -8, last = side == white ? 7 : 0;
+      const int last = side == white ? 7 : 0;
       const int one = p.pawn + dir;
       if (!(p.occ & bit(one)) && safe(one)) {
         if (rank_of(one) == last)
           for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.promote[ps][k], one);
+        else if (ahead)
+          sweep::add(
+              c, static_cast<sweep::Reach>((*ahead)[top.index(p.wk, p.bk, p.sq.data(), p.pawn)]));
         else
           see(table.push[ps][0], one);
       }
@@ -1105,6 +1177,19 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   if (!solved) return std::move(solved).error();
   if (!*solved) return std::nullopt;  // beyond the codes
   subs.clear();
+  ahead.reset();
+  // For the segment a rank behind, if there is one: what a push into each position of the side
+  // not to move here leads to.
+  const int behind = top.pawn_rank - dir / 8;
+  if (top.pawned() && behind != 0 && behind != 7) {
+    auto kept = std::make_shared<std::vector<std::uint8_t>>(top.size);
+    const Color them = opposite(pc);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::uint64_t idx = 0; idx < top.size; ++idx)
+      (*kept)[idx] = static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
+    std::lock_guard lock(pushes_mutex_);
+    pushes_[s] = std::move(kept);
+  }
   const auto converting = Clock::now();
   kernels::OwnKernelRun run;
   run.kernel = "sweep";

@@ -207,6 +207,16 @@ struct Conversions {
 };
 Pos decode(const Table& t, std::uint64_t idx);
 
+// What a converting move reaches, as the child's side to move sees it: a draw, a win or a loss
+// within the 50-move horizon or beyond it; `none` for an illegal child.
+enum class Reach : std::uint8_t { draw, wins, wins_beyond, loses, loses_beyond, none };
+// The reach of a stored DTZ byte (0 a draw, 2d + 1 a win and 2d + 2 a loss in d plies).
+Reach reach_of_byte(int b);
+// The reach of side s's final value at index idx of a solved table.
+Reach reach_of(const Table& t, Color s, std::uint64_t idx);
+// Notes a converting move into a child of reach r (not none).
+void add(Conversions& c, Reach r);
+
 struct SolveOptions {
   // Codes are rebased once distances pass this many plies (kMaxWin: as late as the codes allow;
   // less in tests, so that small tables take that path).
