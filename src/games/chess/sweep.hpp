@@ -118,7 +118,7 @@ struct Table {
   // [side to move][index / 64], bit index % 64, where a conversion reaches beyond the 50-move
   // horizon (empty where none does): `cursed`, a position that wins in 101 plies unless it wins
   // sooner (a conversion reaches the child's loss beyond the horizon); `late`, one that cannot
-  // lose before ply 101 (a conversion reaches the child's win beyond it; no conversion draws).
+  // lose before ply 101 (a conversion reaches the child's win beyond it; none draws or wins).
   std::vector<std::uint64_t> cursed[2], late[2];
   int plies = 0;
   int longest = 0;  // the longest distance, in plies
