@@ -477,6 +477,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   // pieces is found once per run, and its 64 children are one run of the sub-table, since the
   // last piece stays last there; only captures of or by the last piece, and by a king (which
   // can turn the board), are worked out square by square.
+  // Whether a conversion reaches beyond the 50-move horizon: a bit of t.cursed or t.late set (an
+  // int and |, as kernels/backward.hpp reduces under ThreadSanitizer).
+  int far = 0;
   if (t.m > 0) {
     const auto last = static_cast<std::size_t>(t.m - 1);
     // The index in sub[j] of this table's position with piece j gone and the others on sq.
@@ -512,7 +515,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         t.late[s].assign(t.padded() / 64 + 1, 0);
       }
     progress_phase(opt.progress, opt.label + ": captures", t.size);
-#pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads) reduction(| : far)
     for (std::uint64_t base = 0; base < t.size; base += 64) {
       Pos p;
       if (!decode_run(t, base, p)) continue;
@@ -627,6 +630,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         // Set only where bits are: the bitmaps are empty where no conversion can reach beyond.
         if (cursed_bits) t.cursed[s][base / 64] = cursed_bits;
         if (late_bits) t.late[s][base / 64] = late_bits;
+        far |= (cursed_bits | late_bits) != 0;
       }
       progress_advance(opt.progress, 64);
     }
@@ -659,13 +663,6 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   // Conversions beyond the horizon, which act at ply 101 (kFar): the cursed wins become wins in
   // 101, and the late losses candidates of that ply.
   constexpr int kFar = kHorizon + 1;
-  const bool far = std::any_of(std::begin(t.cursed), std::end(t.cursed),
-                               [](const auto& w) {
-                                 return std::any_of(w.begin(), w.end(), [](auto x) { return x; });
-                               }) ||
-                   std::any_of(std::begin(t.late), std::end(t.late), [](const auto& w) {
-                     return std::any_of(w.begin(), w.end(), [](auto x) { return x; });
-                   });
   auto is_late = [&](Color s, std::uint64_t idx) {
     return !t.late[s].empty() && (t.late[s][idx / 64] >> (idx % 64) & 1);
   };
@@ -687,12 +684,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
 #pragma omp parallel for schedule(static) num_threads(t.threads) reduction(+ : made_s)
         for (std::uint64_t w = 0; w < t.cursed[s].size(); ++w)
           for (std::uint64_t bits = t.cursed[s][w] | t.late[s][w]; bits; bits &= bits - 1) {
+            const std::uint64_t one = bits & -bits;
             const std::uint64_t idx = w * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
             const std::uint8_t x = t.v[s][idx];
-            if (x == kCapDraw && (t.cursed[s][w] >> (idx % 64) & 1)) {
+            if (x == kCapDraw && (t.cursed[s][w] & one)) {
               t.v[s][idx] = won_far;
               ++made_s;
-            } else if ((x == kUnknown || x == now_far) && is_late(s, idx)) {
+            } else if ((x == kUnknown || x == now_far) && (t.late[s][w] & one)) {
               t.v[s][idx] = now_far;
             } else {
               continue;
@@ -1119,8 +1117,6 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       if (sweep::reach_of_byte(child_byte(push, pc, slot_squares(p), p.pawn)) != r) ahead.reset();
       ++checked;
     }
-  }
-  if (top.pawned()) {
     // The pawn's moves read their children through lower, as the generic kernels do (the same
     // transitions): one rank of the indexer and one lookup per move, a few per position of the
     // pawn's side, but for the single pushes kept in `ahead`. Only a move that leaves the
