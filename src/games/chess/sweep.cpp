@@ -256,9 +256,29 @@ void for_each_unmove(const Table& t, std::uint64_t idx, const Pos& p, Color s, F
   }
 }
 
+// A position's parents (for_each_unmove's), gathered before any is read, each one's byte in the
+// parents' array `into` prefetched: late in a table they are cache misses, and the marking
+// loops' compare-exchanges (full fences on x86-64) would otherwise keep each load from starting
+// before the previous one's write ended (1-2% of KQRvKR's plies, alternating runs). At most 3
+// queens' 27 unmoves and a king's 8, twice where they reach the diagonal.
+struct Parents {
+  std::array<std::uint64_t, 128> at;
+  std::size_t n = 0;
+};
+void gather_parents(const Table& t, std::uint64_t idx, const Pos& p, Color s,
+                    const std::uint8_t* into, Parents& out) {
+  out.n = 0;
+  for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
+    assert(out.n < out.at.size());
+    __builtin_prefetch(into + parent, 1);
+    out.at[out.n++] = parent;
+  });
+}
+
 struct Counts {
-  // wins, losses and new candidates by the side to move in the position written
-  std::array<std::uint64_t, 2> wins{}, losses{}, marked{};
+  // wins, losses and new candidates by the side to move in the position written; `pushed`, the
+  // wins of the next ply among `wins` (mark_wins')
+  std::array<std::uint64_t, 2> wins{}, losses{}, marked{}, pushed{};
   std::uint64_t reads = 0;
   std::uint64_t all_losses() const { return losses[0] + losses[1]; }
   std::uint64_t all_marked() const { return marked[0] + marked[1]; }
@@ -267,6 +287,7 @@ struct Counts {
       wins[s] += o.wins[s];
       losses[s] += o.losses[s];
       marked[s] += o.marked[s];
+      pushed[s] += o.pushed[s];
     }
     reads += o.reads;
     return *this;
@@ -285,11 +306,11 @@ constexpr bool is_open(std::uint8_t v) { return v == 0 || (v >= 3 && v <= 5); }
 // thread's write misses nothing, since the bytes a ply acts on are written before its sweep or
 // acted on by the thread that writes them.) Where `active` is given, only the chunks it flags are
 // read (a flag per side and chunk, side-major, as Table::activate sets them), but on an open side
-// every chunk. On an open side, a value equal to `also` is handed to body too.
+// every chunk. On an open side s, a value equal to also[s] is handed to body too.
 template <class Body>
 Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
              const std::uint8_t* active = nullptr, std::array<bool, 2> open = {},
-             Progress* progress = nullptr, std::uint8_t also = kUnknown) {
+             Progress* progress = nullptr, std::array<std::uint8_t, 2> also = {}) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   const std::uint64_t size = t.padded(), chunks = t.chunks();
   // Each thread's counts on a cache line of its own, summed at the end: not an OpenMP reduction
@@ -323,10 +344,10 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
     if (open[s])
       scan(
           [&](std::uint64_t word) {
-            const std::uint64_t xc = word ^ (kOnes * also);
+            const std::uint64_t xc = word ^ (kOnes * also[s]);
             return ((word - kOnes * 6) & ~word) | ((xc - kOnes) & ~xc);
           },
-          [&](std::uint8_t x) { return is_open(x) || x == also; });
+          [&](std::uint8_t x) { return is_open(x) || x == also[s]; });
     else
       scan(
           [&](std::uint64_t word) {
@@ -348,17 +369,20 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
 void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts& k) {
   auto& parents = t.v[opposite(s)];
   const std::uint8_t won = win(n + 1 - t.base);
-  for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
-    ++k.reads;
+  Parents up;
+  gather_parents(t, idx, p, s, parents.data(), up);
+  k.reads += up.n;
+  for (const std::uint64_t parent : std::span(up.at.data(), up.n)) {
     for (std::uint8_t x = load(parents[parent]);
          x == kUnknown || x == kCapDraw || x == candidate(0) || x == candidate(1);
          x = load(parents[parent]))
       if (exchange(parents[parent], x, won)) {
         t.activate(n + 1, opposite(s), parent);
         ++k.wins[opposite(s)];
+        ++k.pushed[opposite(s)];
         break;
       }
-  });
+  }
 }
 
 // Both sides' arrays, every value unknown, with the illegal positions marked once: two pieces
@@ -655,11 +679,24 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   // (or written by the one thread that pulls it), a candidate is resolved by compare-exchange,
   // so a parent that another thread made a win or a next-ply candidate meanwhile keeps that
   // value.
-  std::array<std::uint64_t, 2> open{};
+  // A side's losses can be pulled too. Ply n marks the parents of each win in n as candidates
+  // for ply n+1, reading every parent, and early in a table those wins are many: KQRvKR's 32 M
+  // white wins in 1 made 59 M of black's 82 M open positions candidates, reading 557 M
+  // parents. Where the wins known before ply n's sweep (`seeds`: the captures' wins in 1, then
+  // those the ply before pushed) times kMarkReads outnumber the other side's open positions,
+  // ply n marks none, and ply n+1 checks every open position of that side instead: one that is
+  // not a candidate has no move into a win, so its first move ends the check, about kMarkReads
+  // times cheaper than a parent's marking (KQRvKR read 17-30 parents per win).
+  constexpr std::uint64_t kMarkReads = 6;
+  std::array<std::uint64_t, 2> open{}, seeds{};
   for (int s = 0; s < 2; ++s)
-    for (std::uint8_t x : t.v[s].span()) open[static_cast<std::size_t>(s)] += is_open(x);
+    for (std::uint8_t x : t.v[s].span()) {
+      open[static_cast<std::size_t>(s)] += is_open(x);
+      seeds[static_cast<std::size_t>(s)] += x == win(1);
+    }
   std::array<bool, 2> pull{}, pull_next{};  // side s's wins of this ply / the next are pulled
-  Counts all, last, before_last;            // the last two plies
+  std::array<bool, 2> pull_losses{}, pull_losses_next{};  // and its losses
+  Counts all, last, before_last;                          // the last two plies
   // Conversions beyond the horizon, which act at ply 101 (kFar): the cursed wins become wins in
   // 101, and the late losses candidates of that ply.
   constexpr int kFar = kHorizon + 1;
@@ -699,6 +736,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           }
         made[s] = made_s;
         open[s] -= std::min(open[s], made_s);
+        seeds[s] += made_s;
       }
       if (opt.note)
         opt.note(fmt::format("{}: {}/{} wins beyond the horizon at ply {}", t.name, made[white],
@@ -709,76 +747,97 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       pull_next[s] =
           open[s] < std::max(before_last.losses[opposite(s)], last.marked[opposite(s)] / 3) &&
           !(far && n + 1 == kFar);
+    pull_losses = pull_losses_next;
+    for (const Color s : {white, black})
+      pull_losses_next[opposite(s)] = !pull[s] && seeds[s] * kMarkReads > open[opposite(s)];
     const int b = t.base;
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
                        bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
-    const Counts k = sweep(
-        t, now, won,
-        [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
-          const Pos p = decode(t, idx);
-          auto& other = t.v[opposite(s)];
-          // Retried while the parent stays unknown or this ply's candidate: another thread may
-          // check the parent between the read and the write and set it back to unknown (not
-          // lost), and a parent left so would never be checked again (the race the pawn tables'
-          // test caught on two threads: a loss found a ply late, or never).
-          auto mark_candidates = [&] {
-            for_each_unmove(t, idx, p, s, [&](std::uint64_t parent) {
-              ++c.reads;
-              for (std::uint8_t y = load(other[parent]); y == kUnknown || y == now;
-                   y = load(other[parent]))
-                if (exchange(other[parent], y, next)) {
-                  t.activate(n + 1, opposite(s), parent);
-                  ++c.marked[opposite(s)];
-                  break;
+    const auto ply_start = Clock::now();
+    const Counts k =
+        sweep(t, now, won,
+              [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
+                const Pos p = decode(t, idx);
+                auto& other = t.v[opposite(s)];
+                // Retried while the parent stays unknown or this ply's candidate: another thread
+                // may check the parent between the read and the write and set it back to unknown
+                // (not lost), and a parent left so would never be checked again (the race the pawn
+                // tables' test caught on two threads: a loss found a ply late, or never).
+                auto mark_candidates = [&] {
+                  if (pull_losses_next[opposite(s)])
+                    return;  // the next ply reads every open parent
+                  Parents up;
+                  gather_parents(t, idx, p, s, other.data(), up);
+                  c.reads += up.n;
+                  for (const std::uint64_t parent : std::span(up.at.data(), up.n)) {
+                    for (std::uint8_t y = load(other[parent]); y == kUnknown || y == now;
+                         y = load(other[parent]))
+                      if (exchange(other[parent], y, next)) {
+                        t.activate(n + 1, opposite(s), parent);
+                        ++c.marked[opposite(s)];
+                        break;
+                      }
+                  }
+                };
+                // x is this ply's candidate (or, where the side's losses are pulled, unknown), and
+                // every move reaches a win. Nothing else writes a lost position in this ply: no
+                // move reaches a win in n or a loss, which the other side's marks and pushes need.
+                auto lose = [&] {
+                  if (!exchange(t.v[s][idx], x, loss(n - b))) return;
+                  ++c.losses[s];
+                  if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
+                };
+                // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
+                // slower over KQRvKR's plies, alternating with this version four times.
+                // Where losses are pulled, an unknown position is checked as a candidate is, but
+                // one without a legal quiet move is a stalemate (a position whose every capture
+                // loses lost in ply 1, unless late, below), and a next-ply candidate waits for its
+                // ply.
+                const bool check = x == now || (pull_losses[s] && x == kUnknown);
+                bool moves = x == now;
+                if (!pull[s]) {
+                  if (x == won) return mark_candidates();
+                  if (!check) return;
+                  const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+                    ++c.reads;
+                    const std::uint8_t y = load(other[child]);
+                    moves = moves || y != kIllegal;
+                    return y == kIllegal || (is_win(y) && y <= bound);
+                  });
+                  if (lost && moves && (n >= kFar || !is_late(s, idx))) return lose();
+                  if (x == now) exchange(t.v[s][idx], now, kUnknown);
+                  return;
                 }
-            });
-          };
-          auto lose = [&] {  // x is this ply's candidate, and every move reaches a win
-            if (!exchange(t.v[s][idx], now, loss(n - b))) return;
-            ++c.losses[s];
-            if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
-          };
-          // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
-          // slower over KQRvKR's plies, alternating with this version four times.
-          if (!pull[s]) {
-            if (x == won) return mark_candidates();
-            const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
-              ++c.reads;
-              const std::uint8_t y = load(other[child]);
-              return y == kIllegal || (is_win(y) && y <= bound);
-            });
-            if (lost && (n >= kFar || !is_late(s, idx))) return lose();
-            exchange(t.v[s][idx], now, kUnknown);
-            return;
-          }
-          // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
-          // without one loses if every move reaches a win. The sweep hands over the side's
-          // wins in n+1 too: where the side's next wins are pushed, this ply's losses write
-          // them while it pulls, maybe before its scan reaches a position that wins in n, which
-          // an open-only scan would then skip (a race the pawn tables' test caught, the win a
-          // ply late).
-          bool wins = false, lost = x == now && (n >= kFar || !is_late(s, idx));
-          for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
-            ++c.reads;
-            const std::uint8_t y = load(other[child]);
-            wins = is_loss(y) && y <= lost_before;
-            lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
-            return !wins;
-          });
-          if (wins) {
-            for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
-              if (exchange(t.v[s][idx], y, won)) {
-                ++c.wins[s];
-                return mark_candidates();
-              } else {
-                y = load(t.v[s][idx]);
-              }
-            return;
-          }
-          if (lost) return lose();
-          if (x == now) exchange(t.v[s][idx], now, kUnknown);
-        },
-        t.active[n & 1].data(), pull, opt.progress, win(n + 1 - t.base));
+                // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
+                // without one loses if every move reaches a win. The sweep hands over the side's
+                // wins in n+1 too: where the side's next wins are pushed, this ply's losses write
+                // them while it pulls, maybe before its scan reaches a position that wins in n,
+                // which an open-only scan would then skip (a race the pawn tables' test caught, the
+                // win a ply late).
+                bool wins = false, lost = check && (n >= kFar || !is_late(s, idx));
+                for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+                  ++c.reads;
+                  const std::uint8_t y = load(other[child]);
+                  moves = moves || y != kIllegal;
+                  wins = is_loss(y) && y <= lost_before;
+                  lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
+                  return !wins;
+                });
+                if (wins) {
+                  for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
+                    if (exchange(t.v[s][idx], y, won)) {
+                      ++c.wins[s];
+                      return mark_candidates();
+                    } else {
+                      y = load(t.v[s][idx]);
+                    }
+                  return;
+                }
+                if (lost && moves) return lose();
+                if (x == now) exchange(t.v[s][idx], now, kUnknown);
+              },
+              t.active[n & 1].data(), {pull[0] || pull_losses[0], pull[1] || pull_losses[1]},
+              opt.progress, {pull[0] ? win(n + 1 - b) : won, pull[1] ? win(n + 1 - b) : won});
     std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
     for (int s = 0; s < 2; ++s)
       open[static_cast<std::size_t>(s)] -=
@@ -787,17 +846,21 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     all += k;
     before_last = last;
     last = k;
+    seeds = k.pushed;
     if (opt.note)
       opt.note(fmt::format(
           "{} ply {}: losses {}/{}, wins {}/{} (white/black to move), {} candidates, open {}/{}, "
-          "wins pulled:{}{}",
+          "wins pulled:{}{}, losses pulled:{}{}; {} reads, {:.3f} s",
           t.name, n, k.losses[white], k.losses[black], k.wins[white], k.wins[black], k.all_marked(),
-          open[white], open[black], pull[white] ? " white" : "", pull[black] ? " black" : ""));
-    if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0) {
+          open[white], open[black], pull[white] ? " white" : "", pull[black] ? " black" : "",
+          pull_losses[white] ? " white" : "", pull_losses[black] ? " black" : "", k.reads,
+          std::chrono::duration<double>(Clock::now() - ply_start).count()));
+    if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0 && !pull_losses_next[white] &&
+        !pull_losses_next[black]) {
       if (!far || n >= kFar) break;
       // Nothing more happens before ply 101, where the conversions beyond the horizon act.
       n = kFar - 1;
-      pull_next = {};
+      pull_next = pull_losses_next = {};
     }
   }
   sweep(t, kUnknown, kCapDraw,
@@ -1123,7 +1186,11 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     // mover's king safe is legal.
     top.pawn_moves = [&](Color side, const sweep::Pos& p, sweep::Conversions& c) {
       const Color them = opposite(side);
-      const std::array<std::uint8_t, kMaxPieces> sq = slot_squares(p);
+      // retra's squares, worked out only for a move read through lower: with the pushes kept
+      // from the segment ahead, most positions have none (building them byte by byte, for every
+      // position, stalled on store forwarding: half of this callback's time in KRPvKR).
+      std::array<std::uint8_t, kMaxPieces> sq{};
+      bool placed = false;
       const int king_sq = side == white ? p.wk : p.bk;
       auto safe = [&](int to) {  // the mover's king after the pawn moves to `to`
         const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
@@ -1136,6 +1203,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         return true;
       };
       auto see = [&](const Transition& tr, int to) {
+        if (!placed) {
+          sq = slot_squares(p);
+          placed = true;
+        }
         sweep::add(c, sweep::reach_of_byte(child_byte(tr, side, sq, to)));
       };
       const int last = side == white ? 7 : 0;
