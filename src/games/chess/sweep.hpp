@@ -7,8 +7,8 @@
 // every ply is one sweep of both sides' tables (of the chunks where it has work), and a side's
 // wins are pulled from its open positions instead of pushed from the other side's losses where
 // that reads less, as its losses are (every open position checked, no candidates marked from
-// the other side's wins). It computes the distance to conversion (capture, pawn move or mate), the DTZ
-// under the 50-move rule: a conversion into a value beyond the 100-ply horizon (a cursed win or
+// the other side's wins). It computes the distance to conversion (capture, pawn move or mate), the
+// DTZ under the 50-move rule: a conversion into a value beyond the 100-ply horizon (a cursed win or
 // blessed loss of the child) counts as 101 plies, as values.hpp's Best counts it, so a position
 // with such a conversion wins at ply 101 unless it wins sooner, or cannot lose before ply 101
 // (two bitmaps, applied before that ply). It declines a table whose distances outgrow its codes
