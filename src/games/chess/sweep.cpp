@@ -298,9 +298,9 @@ struct Counts {
 constexpr bool is_open(std::uint8_t v) { return v == 0 || (v >= 3 && v <= 5); }
 
 // Calls body(side, index, value, counts) for every index of both sides' tables whose value is a or
-// b, or, on a side whose `open` is set, whose value is open; in parallel. Eight values are tested
-// at once (a word with a zero byte where one matches, or one below 6 for the open values); the
-// words are read with relaxed atomic loads, since other threads write single bytes of the same
+// b[side], or, on a side whose `open` is set, whose value is open; in parallel. Eight values are
+// tested at once (a word with a zero byte where one matches, or one below 6 for the open values);
+// the words are read with relaxed atomic loads, since other threads write single bytes of the same
 // tables, and body is handed the byte as read again. (An 8-byte atomic load over 1-byte atomic
 // stores is outside the C++ memory model, though safe on x86-64; a word read before another
 // thread's write misses nothing, since the bytes a ply acts on are written before its sweep or
@@ -308,7 +308,7 @@ constexpr bool is_open(std::uint8_t v) { return v == 0 || (v >= 3 && v <= 5); }
 // read (a flag per side and chunk, side-major, as Table::activate sets them), but on an open side
 // every chunk. On an open side s, a value equal to also[s] is handed to body too.
 template <class Body>
-Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
+Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& body,
              const std::uint8_t* active = nullptr, std::array<bool, 2> open = {},
              Progress* progress = nullptr, std::array<std::uint8_t, 2> also = {}) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
@@ -351,10 +351,10 @@ Counts sweep(Table& t, std::uint8_t a, std::uint8_t b, Body&& body,
     else
       scan(
           [&](std::uint64_t word) {
-            const std::uint64_t xa = word ^ (kOnes * a), xb = word ^ (kOnes * b);
+            const std::uint64_t xa = word ^ (kOnes * a), xb = word ^ (kOnes * b[s]);
             return ((xa - kOnes) & ~xa) | ((xb - kOnes) & ~xb);
           },
-          [&](std::uint8_t x) { return x == a || x == b; });
+          [&](std::uint8_t x) { return x == a || x == b[s]; });
   }
   Counts total;
   for (const Part& p : parts) total += p.counts;
@@ -661,7 +661,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   }
   const double captures = std::chrono::duration<double>(Clock::now() - start).count();
   // The parents of mates win in 1.
-  sweep(t, loss(0), loss(0), [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
+  sweep(t, loss(0), {loss(0), loss(0)}, [&](Color s, std::uint64_t idx, std::uint8_t, Counts& k) {
     mark_wins(t, idx, decode(t, idx), s, 0, k);
   });
   const double init = std::chrono::duration<double>(Clock::now() - start).count();
@@ -750,94 +750,104 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     pull_losses = pull_losses_next;
     for (const Color s : {white, black})
       pull_losses_next[opposite(s)] = !pull[s] && seeds[s] * kMarkReads > open[opposite(s)];
+    // Whether side s's wins in n mark candidates, which is all the sweep visits them for: where
+    // they do not, the sweep leaves them alone (KRPvKR_w5's ply 1 took 0.3 s visiting its wins
+    // in 1 for nothing).
     const int b = t.base;
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
                        bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
+    // The values the sweep hands over besides the candidates (a side's wins in n, where they
+    // mark), and, on an open side, besides the open ones (its pushed wins in n+1 where it pulls).
+    std::array<std::uint8_t, 2> visit{}, also{};
+    for (const Color s : {white, black}) {
+      const bool marks = !pull_losses_next[opposite(s)];
+      visit[s] = marks ? won : now;
+      also[s] = pull[s] ? win(n + 1 - b) : marks ? won : kUnknown;
+    }
     const auto ply_start = Clock::now();
-    const Counts k =
-        sweep(t, now, won,
-              [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
-                const Pos p = decode(t, idx);
-                auto& other = t.v[opposite(s)];
-                // Retried while the parent stays unknown or this ply's candidate: another thread
-                // may check the parent between the read and the write and set it back to unknown
-                // (not lost), and a parent left so would never be checked again (the race the pawn
-                // tables' test caught on two threads: a loss found a ply late, or never).
-                auto mark_candidates = [&] {
-                  if (pull_losses_next[opposite(s)])
-                    return;  // the next ply reads every open parent
-                  Parents up;
-                  gather_parents(t, idx, p, s, other.data(), up);
-                  c.reads += up.n;
-                  for (const std::uint64_t parent : std::span(up.at.data(), up.n)) {
-                    for (std::uint8_t y = load(other[parent]); y == kUnknown || y == now;
-                         y = load(other[parent]))
-                      if (exchange(other[parent], y, next)) {
-                        t.activate(n + 1, opposite(s), parent);
-                        ++c.marked[opposite(s)];
-                        break;
-                      }
-                  }
-                };
-                // x is this ply's candidate (or, where the side's losses are pulled, unknown), and
-                // every move reaches a win. Nothing else writes a lost position in this ply: no
-                // move reaches a win in n or a loss, which the other side's marks and pushes need.
-                auto lose = [&] {
-                  if (!exchange(t.v[s][idx], x, loss(n - b))) return;
-                  ++c.losses[s];
-                  if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
-                };
-                // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
-                // slower over KQRvKR's plies, alternating with this version four times.
-                // Where losses are pulled, an unknown position is checked as a candidate is, but
-                // one without a legal quiet move is a stalemate (a position whose every capture
-                // loses lost in ply 1, unless late, below), and a next-ply candidate waits for its
-                // ply.
-                const bool check = x == now || (pull_losses[s] && x == kUnknown);
-                bool moves = x == now;
-                if (!pull[s]) {
-                  if (x == won) return mark_candidates();
-                  if (!check) return;
-                  const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
-                    ++c.reads;
-                    const std::uint8_t y = load(other[child]);
-                    moves = moves || y != kIllegal;
-                    return y == kIllegal || (is_win(y) && y <= bound);
-                  });
-                  if (lost && moves && (n >= kFar || !is_late(s, idx))) return lose();
-                  if (x == now) exchange(t.v[s][idx], now, kUnknown);
-                  return;
+    const Counts k = sweep(
+        t, now, visit,
+        [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
+          const Pos p = decode(t, idx);
+          auto& other = t.v[opposite(s)];
+          // Retried while the parent stays unknown or this ply's candidate: another thread
+          // may check the parent between the read and the write and set it back to unknown
+          // (not lost), and a parent left so would never be checked again (the race the pawn
+          // tables' test caught on two threads: a loss found a ply late, or never).
+          auto mark_candidates = [&] {
+            if (pull_losses_next[opposite(s)]) return;  // the next ply reads every open parent
+            Parents up;
+            gather_parents(t, idx, p, s, other.data(), up);
+            c.reads += up.n;
+            for (const std::uint64_t parent : std::span(up.at.data(), up.n)) {
+              for (std::uint8_t y = load(other[parent]); y == kUnknown || y == now;
+                   y = load(other[parent]))
+                if (exchange(other[parent], y, next)) {
+                  t.activate(n + 1, opposite(s), parent);
+                  ++c.marked[opposite(s)];
+                  break;
                 }
-                // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
-                // without one loses if every move reaches a win. The sweep hands over the side's
-                // wins in n+1 too: where the side's next wins are pushed, this ply's losses write
-                // them while it pulls, maybe before its scan reaches a position that wins in n,
-                // which an open-only scan would then skip (a race the pawn tables' test caught, the
-                // win a ply late).
-                bool wins = false, lost = check && (n >= kFar || !is_late(s, idx));
-                for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
-                  ++c.reads;
-                  const std::uint8_t y = load(other[child]);
-                  moves = moves || y != kIllegal;
-                  wins = is_loss(y) && y <= lost_before;
-                  lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
-                  return !wins;
-                });
-                if (wins) {
-                  for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
-                    if (exchange(t.v[s][idx], y, won)) {
-                      ++c.wins[s];
-                      return mark_candidates();
-                    } else {
-                      y = load(t.v[s][idx]);
-                    }
-                  return;
-                }
-                if (lost && moves) return lose();
-                if (x == now) exchange(t.v[s][idx], now, kUnknown);
-              },
-              t.active[n & 1].data(), {pull[0] || pull_losses[0], pull[1] || pull_losses[1]},
-              opt.progress, {pull[0] ? win(n + 1 - b) : won, pull[1] ? win(n + 1 - b) : won});
+            }
+          };
+          // x is this ply's candidate (or, where the side's losses are pulled, unknown), and
+          // every move reaches a win. Nothing else writes a lost position in this ply: no
+          // move reaches a win in n or a loss, which the other side's marks and pushes need.
+          auto lose = [&] {
+            if (!exchange(t.v[s][idx], x, loss(n - b))) return;
+            ++c.losses[s];
+            if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
+          };
+          // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
+          // slower over KQRvKR's plies, alternating with this version four times.
+          // Where losses are pulled, an unknown position is checked as a candidate is, but
+          // one without a legal quiet move is a stalemate (a position whose every capture
+          // loses lost in ply 1, unless late, below), and a next-ply candidate waits for its
+          // ply.
+          const bool check = x == now || (pull_losses[s] && x == kUnknown);
+          bool moves = x == now;
+          if (!pull[s]) {
+            if (x == won) return mark_candidates();
+            if (!check) return;
+            const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+              ++c.reads;
+              const std::uint8_t y = load(other[child]);
+              moves = moves || y != kIllegal;
+              return y == kIllegal || (is_win(y) && y <= bound);
+            });
+            if (lost && moves && (n >= kFar || !is_late(s, idx))) return lose();
+            if (x == now) exchange(t.v[s][idx], now, kUnknown);
+            return;
+          }
+          // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
+          // without one loses if every move reaches a win. The sweep hands over the side's
+          // wins in n+1 too: where the side's next wins are pushed, this ply's losses write
+          // them while it pulls, maybe before its scan reaches a position that wins in n,
+          // which an open-only scan would then skip (a race the pawn tables' test caught, the
+          // win a ply late).
+          bool wins = false, lost = check && (n >= kFar || !is_late(s, idx));
+          for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+            ++c.reads;
+            const std::uint8_t y = load(other[child]);
+            moves = moves || y != kIllegal;
+            wins = is_loss(y) && y <= lost_before;
+            lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
+            return !wins;
+          });
+          if (wins) {
+            for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
+              if (exchange(t.v[s][idx], y, won)) {
+                ++c.wins[s];
+                return mark_candidates();
+              } else {
+                y = load(t.v[s][idx]);
+              }
+            return;
+          }
+          if (lost && moves) return lose();
+          if (x == now) exchange(t.v[s][idx], now, kUnknown);
+        },
+        t.active[n & 1].data(), {pull[0] || pull_losses[0], pull[1] || pull_losses[1]},
+        opt.progress, also);
     std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
     for (int s = 0; s < 2; ++s)
       open[static_cast<std::size_t>(s)] -=
@@ -863,7 +873,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       pull_next = pull_losses_next = {};
     }
   }
-  sweep(t, kUnknown, kCapDraw,
+  sweep(t, kUnknown, {kCapDraw, kCapDraw},
         [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
   t.plies = n;
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
