@@ -750,14 +750,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     pull_losses = pull_losses_next;
     for (const Color s : {white, black})
       pull_losses_next[opposite(s)] = !pull[s] && seeds[s] * kMarkReads > open[opposite(s)];
-    // Whether side s's wins in n mark candidates, which is all the sweep visits them for: where
-    // they do not, the sweep leaves them alone (KRPvKR_w5's ply 1 took 0.3 s visiting its wins
-    // in 1 for nothing).
     const int b = t.base;
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
                        bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
-    // The values the sweep hands over besides the candidates (a side's wins in n, where they
-    // mark), and, on an open side, besides the open ones (its pushed wins in n+1 where it pulls).
+    // The values the sweep hands over besides the candidates: a side's wins in n, where they
+    // mark candidates, which is all it visits them for (KRPvKR_w5's ply 1 took 0.3 s visiting
+    // its wins in 1 for nothing); on an open side, besides the open ones, its wins in n+1 where
+    // it pulls (pushed by this ply's losses), or its wins in n where they mark.
     std::array<std::uint8_t, 2> visit{}, also{};
     for (const Color s : {white, black}) {
       const bool marks = !pull_losses_next[opposite(s)];
@@ -797,14 +796,14 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             ++c.losses[s];
             if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
           };
-          // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
-          // slower over KQRvKR's plies, alternating with this version four times.
           // Where losses are pulled, an unknown position is checked as a candidate is, but
           // one without a legal quiet move is a stalemate (a position whose every capture
           // loses lost in ply 1, unless late, below), and a next-ply candidate waits for its
           // ply.
           const bool check = x == now || (pull_losses[s] && x == kUnknown);
           bool moves = x == now;
+          // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
+          // slower over KQRvKR's plies, alternating with this version four times.
           if (!pull[s]) {
             if (x == won) return mark_candidates();
             if (!check) return;
