@@ -140,8 +140,8 @@ class Game {
 
   // The game's own kernel (sweep.hpp) for the DTZ segments of 3-5 piece tables without pawns
   // or with one pawn and another piece besides the kings, whose sub-tables and pawn moves it
-  // reads through lower (a segment's single pushes from what the sweep kept of the segment a
-  // rank ahead, where it built that one just before); declines the others, tables whose
+  // reads through lower (a segment's pushes from what the sweep kept of the segment a rank, or
+  // two, ahead, where it built that one in this process); declines the others, tables whose
   // distances outgrow its codes, and tables whose arrays need more than limits.spare_bytes.
   std::optional<Result<kernels::OwnKernelRun>> own_kernel(
       int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
@@ -171,8 +171,8 @@ class Game {
   bool with_dtm_ = false;
   // What the sweep kept of the pawn segments it built, by segment id, for the segment a rank
   // behind (own_kernel, sweep.cpp): what a single push into each position of the side not to
-  // move leads to. The segment that reads an entry takes it out; a mutex guards the map, since
-  // a build may run segments at once.
+  // move leads to (and a double push, from the segment two ranks behind). The segment that reads
+  // an entry last takes it out; a mutex guards the map, since a build may run segments at once.
   mutable std::mutex pushes_mutex_;
   mutable std::map<int, std::shared_ptr<const std::vector<std::uint8_t>>> pushes_;
 };

@@ -1130,7 +1130,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // The pawn's single pushes from what the sweep kept of the segment a rank ahead (pushes_,
   // taken out here), when it built that one in this process: one byte per position, read at the
   // position's own index, since a push changes no digit of the sweep's layout.
-  std::shared_ptr<const std::vector<std::uint8_t>> ahead;
+  // The same for the double pushes from the pawn's start rank (`ahead2`): the segment two ranks
+  // ahead kept its bytes for the one between, which leaves them in the map for this one.
+  std::shared_ptr<const std::vector<std::uint8_t>> ahead, ahead2;
   std::vector<int> of;  // retra's slots' pieces of top (sweep::piece_of_slot), and the inverse
   std::array<std::size_t, 6> slot_of{};
   std::size_t ps = 0;  // the pawn's slot
@@ -1161,37 +1163,47 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     return sq;
   };
   const Color pc = top.pawn_colour;
-  const int dir = pc == white ? 8 : -8;
+  const int dir = pc == white ? 8 : -8, first_rank = pc == white ? 1 : 6;  // the pawn's start
   if (top.pawned()) {
     of = sweep::piece_of_slot(top, table.slots, false);
     for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
     ps = slot_of[static_cast<std::size_t>(top.m + 2)];
-    const Transition& push = table.push[ps][0];
-    const int next_rank = top.pawn_rank + dir / 8;
-    if (next_rank != 0 && next_rank != 7 && push.target >= 0 && !push.flip) {
-      std::lock_guard lock(pushes_mutex_);
-      if (auto it = pushes_.find(push.target); it != pushes_.end()) {
-        ahead = it->second;
-        pushes_.erase(it);
+    // The bytes kept of the segment `steps` ranks ahead, which push `tr` leads into, taken out of
+    // the map unless `leave` (a double push still to read them), where they fit the memory left
+    // and agree with lower on a sample of pushes (they always should: a build reads the segment
+    // the sweep just wrote; a caller handing other values through lower, as a test may, drops
+    // them).
+    auto take = [&](const Transition& tr, int steps, bool leave) {
+      std::shared_ptr<const std::vector<std::uint8_t>> kept;
+      const int rank = top.pawn_rank + steps * dir / 8;
+      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip) return kept;
+      {
+        std::lock_guard lock(pushes_mutex_);
+        if (auto it = pushes_.find(tr.target); it != pushes_.end()) {
+          kept = it->second;
+          if (!leave) pushes_.erase(it);
+        }
       }
-    }
-    if (ahead && (ahead->size() != top.size || bytes + ahead->size() > limits.spare_bytes))
-      ahead.reset();
-    // The bytes kept agree with lower on a sample of pushes (they always should: a build reads
-    // the segment the sweep just wrote; a caller handing other values through lower, as a test
-    // may, drops them).
-    for (std::uint64_t k = 0, checked = 0; ahead && k < top.size && checked < 4096;
-         k += top.size / 65536 + 1) {
-      const auto r = static_cast<sweep::Reach>((*ahead)[k]);
-      if (r == sweep::Reach::none) continue;
-      sweep::Pos p = sweep::decode(top, k);
-      p.pawn += dir;  // the child's pawn
-      if (sweep::reach_of_byte(child_byte(push, pc, slot_squares(p), p.pawn)) != r) ahead.reset();
-      ++checked;
-    }
+      if (!kept || kept->size() != top.size || bytes + kept->size() > limits.spare_bytes)
+        return decltype(kept){};
+      bytes += kept->size();
+      for (std::uint64_t k = 0, checked = 0; k < top.size && checked < 4096;
+           k += top.size / 65536 + 1) {
+        const auto r = static_cast<sweep::Reach>((*kept)[k]);
+        if (r == sweep::Reach::none) continue;
+        sweep::Pos p = sweep::decode(top, k);
+        p.pawn += steps * dir;  // the child's pawn
+        if (sweep::reach_of_byte(child_byte(tr, pc, slot_squares(p), p.pawn)) != r)
+          return decltype(kept){};
+        ++checked;
+      }
+      return kept;
+    };
+    ahead = take(table.push[ps][0], 1, top.pawn_rank + dir / 8 == first_rank + 2 * dir / 8);
+    if (top.pawn_rank == first_rank) ahead2 = take(table.push[ps][1], 2, false);
     // The pawn's moves read their children through lower, as the generic kernels do (the same
     // transitions): one rank of the indexer and one lookup per move, a few per position of the
-    // pawn's side, but for the single pushes kept in `ahead`. Only a move that leaves the
+    // pawn's side, but for the pushes kept in `ahead` and `ahead2`. Only a move that leaves the
     // mover's king safe is legal.
     top.pawn_moves = [&](Color side, const sweep::Pos& p, sweep::Conversions& c) {
       const Color them = opposite(side);
@@ -1230,9 +1242,14 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
           see(table.push[ps][0], one);
       }
       const int two = one + dir;
-      if (!c.wins && rank_of(p.pawn) == (side == white ? 1 : 6) && !(p.occ & bit(one)) &&
-          !(p.occ & bit(two)) && safe(two))
-        see(table.push[ps][1], two);
+      if (!c.wins && rank_of(p.pawn) == first_rank && !(p.occ & bit(one)) && !(p.occ & bit(two)) &&
+          safe(two)) {
+        if (ahead2)
+          sweep::add(
+              c, static_cast<sweep::Reach>((*ahead2)[top.index(p.wk, p.bk, p.sq.data(), p.pawn)]));
+        else
+          see(table.push[ps][1], two);
+      }
       for (int i = 0; i < top.m && !c.wins; ++i) {
         const auto u = static_cast<std::size_t>(i);
         const int to = p.sq[u];
@@ -1254,6 +1271,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   if (!*solved) return std::nullopt;  // beyond the codes
   subs.clear();
   ahead.reset();
+  ahead2.reset();
   // For the segment a rank behind, if there is one: what a push into each position of the side
   // not to move here leads to.
   const int behind = top.pawn_rank - dir / 8;

@@ -12,9 +12,9 @@
 // blessed loss of the child) counts as 101 plies, as values.hpp's Best counts it, so a position
 // with such a conversion wins at ply 101 unless it wins sooner, or cannot lose before ply 101
 // (two bitmaps, applied before that ply). It declines a table whose distances outgrow its codes
-// (248 plies), which the generic kernel then builds. In a pawn segment, the single pushes read
-// what the sweep kept of the segment a rank ahead (Game::own_kernel, sweep.cpp), the other pawn
-// moves read the finished segments through the driver. docs/CHESS.md measures it;
+// (248 plies), which the generic kernel then builds. In a pawn segment, the pushes read
+// what the sweep kept of the segment a rank (two ranks) ahead (Game::own_kernel, sweep.cpp), the
+// other pawn moves read the finished segments through the driver. docs/CHESS.md measures it;
 // bench/chess_sweep.cpp runs it alone and checks it against retra's files.
 // Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
