@@ -1163,7 +1163,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     return sq;
   };
   const Color pc = top.pawn_colour;
-  const int dir = pc == white ? 8 : -8, first_rank = pc == white ? 1 : 6;  // the pawn's start
+  // The pawn's step, and the rank it starts from (its double pushes' rank).
+  const int dir = pc == white ? 8 : -8, first_rank = pc == white ? 1 : 6;
   if (top.pawned()) {
     of = sweep::piece_of_slot(top, table.slots, false);
     for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
