@@ -621,7 +621,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               here.occ = with;
               here.side[lc] |= bit(q);
               Conversions c;
-              t.pawn_moves(s, here, c);
+              t.pawn_moves(s, idx, here, c);
               captures |= c.any;
               wins |= c.wins;
               draws |= c.draws;
@@ -1206,7 +1206,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     // transitions): one rank of the indexer and one lookup per move, a few per position of the
     // pawn's side, but for the pushes kept in `ahead` and `ahead2`. Only a move that leaves the
     // mover's king safe is legal.
-    top.pawn_moves = [&](Color side, const sweep::Pos& p, sweep::Conversions& c) {
+    top.pawn_moves = [&](Color side, std::uint64_t idx, const sweep::Pos& p,
+                         sweep::Conversions& c) {
       const Color them = opposite(side);
       // retra's squares, worked out only for a move read through lower: with the pushes kept
       // from the segment ahead, most positions have none (building them byte by byte, for every
@@ -1237,8 +1238,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         if (rank_of(one) == last)
           for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.promote[ps][k], one);
         else if (ahead)
-          sweep::add(
-              c, static_cast<sweep::Reach>((*ahead)[top.index(p.wk, p.bk, p.sq.data(), p.pawn)]));
+          sweep::add(c, static_cast<sweep::Reach>((*ahead)[idx]));
         else
           see(table.push[ps][0], one);
       }
@@ -1246,8 +1246,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       if (!c.wins && rank_of(p.pawn) == first_rank && !(p.occ & bit(one)) && !(p.occ & bit(two)) &&
           safe(two)) {
         if (ahead2)
-          sweep::add(
-              c, static_cast<sweep::Reach>((*ahead2)[top.index(p.wk, p.bk, p.sq.data(), p.pawn)]));
+          sweep::add(c, static_cast<sweep::Reach>((*ahead2)[idx]));
         else
           see(table.push[ps][1], two);
       }

@@ -109,9 +109,9 @@ struct Table {
   std::array<Table*, 3> sub{};    // the table after piece j is captured
   Table* sub_pawn = nullptr;      // the table after the pawn is captured
   // The pawn's own moves (pushes, captures, promotions), which leave the table: called in the
-  // captures phase for positions of the pawn's side to move (set by Game::own_kernel, which
-  // reads the children through lower).
-  std::function<void(Color, const Pos&, Conversions&)> pawn_moves;
+  // captures phase for positions of the pawn's side to move, with the position's index (set by
+  // Game::own_kernel, which reads the children through lower).
+  std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
   // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
   // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
   // clears active[n & 1], so ply n's writes and reads never meet in one array.
