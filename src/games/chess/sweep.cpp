@@ -570,9 +570,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         // This run's bits of the cursed and late bitmaps: a run is one word.
         std::uint64_t cursed_bits = 0, late_bits = 0;
         // The position with the last piece on q, for the pawn's moves and the mate test: kept
-        // across the run and written field by field. A copy of p made after the store to
-        // p.sq[last] read that store back through a wider load, which store forwarding cannot
-        // serve (9% of this loop's samples in KRPvKR, on the instruction after the copy).
+        // across the run and written field by field beside p's last square. A copy of p made
+        // after the store to p.sq[last] read that store back through a wider load, which store
+        // forwarding cannot serve (9% of this loop's samples in KRPvKR, on the instruction after
+        // the copy).
         Pos moved = p;
         const Bitboard lc_side = p.side[lc];
         for (int q = 0; q < 64; ++q) {
@@ -595,6 +596,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           for (std::size_t r = 0; r < nr; ++r)
             if (!(runs[r].second & bit(q))) see(runs[r].first[q]);
           p.sq[last] = q;
+          moved.sq[last] = q;
+          moved.occ = occ | bit(q);
+          moved.side[lc] = lc_side | bit(q);
           for (std::size_t k = 0; k < nk; ++k)
             see(t.sub[by_king[k]]->v[o][king_capture(by_king[k], p, s, p.sq[by_king[k]], p.sq)]);
           if (lc == o) {  // the last piece taken, by a piece or the king
@@ -623,9 +627,6 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                   see(child[pawn_taken(i, p, s, p.sq)]);
               if (reach & bit(p.pawn)) see(child[pawn_taken(last + 1, p, s, p.sq)]);
             } else {  // the pawn moves
-              moved.sq[last] = q;
-              moved.occ = with;
-              moved.side[lc] = lc_side | bit(q);
               Conversions c;
               t.pawn_moves(s, idx, moved, c);
               captures |= c.any;
@@ -644,9 +645,6 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           if (!wins && cursed) cursed_bits |= std::uint64_t{1} << q;
           if (!wins && !draws && !cursed && late) late_bits |= std::uint64_t{1} << q;
           if (checked == kInCheck && !captures) {
-            moved.sq[last] = q;
-            moved.occ = occ | bit(q);
-            moved.side[lc] = lc_side | bit(q);
             const auto& next = t.v[o];
             const bool moves = !for_each_quiet(t, idx, moved, s, [&](std::uint64_t child) {
               return load(next[child]) == kIllegal;
