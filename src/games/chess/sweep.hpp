@@ -102,9 +102,9 @@ struct Table {
   std::uint64_t size = 0;  // per side
   int threads = 1;
   bool huge_pages = true;  // madvise the arrays (Tuning::huge_pages)
-  // The arrays hold whole 8-byte words for the sweeps' scan: KvK's 462 entries get 2 more,
+  // The arrays hold whole 32-byte blocks for the sweeps' scan: KvK's 462 entries get 18 more,
   // marked illegal, so no sweep ever acts on them.
-  std::uint64_t padded() const { return (size + 7) & ~std::uint64_t{7}; }
+  std::uint64_t padded() const { return (size + 31) & ~std::uint64_t{31}; }
   LargeArray<std::uint8_t> v[2];  // [side to move][index], on huge pages where granted
   std::array<Table*, 3> sub{};    // the table after piece j is captured
   Table* sub_pawn = nullptr;      // the table after the pawn is captured
