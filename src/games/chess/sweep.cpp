@@ -994,6 +994,21 @@ struct HoleBits {
     }
     bits |= std::uint64_t{1} << (entry % 64);
   }
+  // Marks entry + j for every bit j of b.
+  void mark_bits(std::uint64_t entry, std::uint64_t b) {
+    if (!words || !b) return;
+    const std::uint64_t off = entry % 64;
+    mark_word(entry / 64, b << off);
+    if (off != 0) mark_word(entry / 64 + 1, b >> (64 - off));
+  }
+  void mark_word(std::uint64_t w, std::uint64_t b) {
+    if (!b) return;
+    if (w != word) {
+      flush();
+      word = w;
+    }
+    bits |= b;
+  }
   void flush() {
     if (bits != 0)
       std::atomic_ref<std::uint64_t>(words[word]).fetch_or(bits, std::memory_order_relaxed);
@@ -1034,6 +1049,18 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
   const std::uint64_t block = run * std::max<std::uint64_t>(1, 4096 / run);
   const std::uint64_t blocks = (size + block - 1) / block;  // per side
   auto diagonal = [](int q) { return file_of(q) == rank_of(q); };
+  // With codes of base 0, a run's bytes are coded by a table, without a branch on the value
+  // (random in a run, so mispredicted: half of this loop's time was code()'s branches). Its
+  // distances are at most kMaxWin plies, so none needs more than a byte.
+  std::array<std::uint8_t, 256> coded{};
+  for (int x = 0; x < 256; ++x) {
+    const auto u = static_cast<std::uint8_t>(x);
+    const int d = std::abs(distance(u));
+    coded[static_cast<std::size_t>(x)] = is_win(u)    ? static_cast<std::uint8_t>(2 * d + 1)
+                                         : is_loss(u) ? static_cast<std::uint8_t>(2 * d + 2)
+                                                      : std::uint8_t{0};
+  }
+  const bool by_table = t.base == 0;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads)
   for (std::uint64_t b = 0; b < 2 * blocks; ++b) {
     const auto s = static_cast<std::size_t>(b / blocks);
@@ -1056,8 +1083,21 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
         if (t.pawned()) free &= ~bit(pawn);
         for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
         assert(static_cast<std::uint64_t>(std::popcount(free)) == run);
-        for (Bitboard f = free; f; f &= f - 1, ++i)
-          side[i] = code(s, base + std::countr_zero(f), s * size + i, hole);
+        if (by_table) {
+          const std::uint8_t* const from = t.v[s].data() + base;
+          std::uint64_t illegal = 0;  // the side not to move in check, bit k for entry i + k
+          std::uint64_t k = 0;
+          for (Bitboard f = free; f; f &= f - 1, ++k) {
+            const std::uint8_t x = from[std::countr_zero(f)];
+            side[i + k] = coded[x];
+            illegal |= std::uint64_t{x == kIllegal} << k;
+          }
+          hole.mark_bits(s * size + i, illegal);
+          i += k;
+        } else {
+          for (Bitboard f = free; f; f &= f - 1, ++i)
+            side[i] = code(s, base + std::countr_zero(f), s * size + i, hole);
+        }
         sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
         continue;
       }
