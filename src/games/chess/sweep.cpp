@@ -127,6 +127,25 @@ void add(Conversions& c, Reach r) {
 
 void Table::find_longest() {
   int most = 0;
+  if (base == 0) {  // the largest codes of a win and of a loss, in a pass the compiler vectorizes
+    std::uint8_t won = 0, lost = 0;
+    const std::uint64_t n = padded();
+    for (const auto& side : v) {
+      const std::uint8_t* x = side.data();
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : won, lost)
+      for (std::uint64_t idx = 0; idx < n; ++idx) {
+        const std::uint8_t y = x[idx];
+        won = std::max(won, static_cast<std::uint8_t>(y <= kMaxWin + 6 ? y : 0));
+        lost = std::max(lost, y);
+      }
+    }
+    // won: the largest code up to a win's; 0..5 hold no win, and lost's largest code is a loss's
+    // where one is at least 131.
+    won = won >= 6 ? won : 0;
+    lost = lost >= kLostEarlier ? lost : 0;
+    longest = std::max(won ? distance(won) : 0, lost ? -distance(lost) : 0);
+    return;
+  }
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(max : most)
   for (std::uint64_t idx = 0; idx < size; ++idx)
     for (const Color s : {white, black})
@@ -729,11 +748,17 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   // times cheaper than a parent's marking (KQRvKR read 17-30 parents per win).
   constexpr std::uint64_t kMarkReads = 6;
   std::array<std::uint64_t, 2> open{}, seeds{};
-  for (int s = 0; s < 2; ++s)
-    for (std::uint8_t x : t.v[s].span()) {
-      open[static_cast<std::size_t>(s)] += is_open(x);
-      seeds[static_cast<std::size_t>(s)] += x == win(1);
+  for (int s = 0; s < 2; ++s) {
+    std::uint64_t opened = 0, seeded = 0;
+    const std::uint8_t* v = t.v[s].data();
+#pragma omp parallel for schedule(static) num_threads(t.threads) reduction(+ : opened, seeded)
+    for (std::uint64_t idx = 0; idx < t.padded(); ++idx) {
+      opened += is_open(v[idx]);
+      seeded += v[idx] == win(1);
     }
+    open[static_cast<std::size_t>(s)] = opened;
+    seeds[static_cast<std::size_t>(s)] = seeded;
+  }
   std::array<bool, 2> pull{}, pull_next{};  // side s's wins of this ply / the next are pulled
   std::array<bool, 2> pull_losses{}, pull_losses_next{};  // and its losses
   Counts all, last, before_last;                          // the last two plies
@@ -912,8 +937,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       pull_next = pull_losses_next = {};
     }
   }
-  sweep(t, kUnknown, {kCapDraw, kCapDraw},
-        [&](Color s, std::uint64_t idx, std::uint8_t, Counts&) { store(t.v[s][idx], kDraw); });
+  // What is still open draws: one plain pass, as the compiler vectorizes it.
+  for (auto& side : t.v) {
+    std::uint8_t* v = side.data();
+#pragma omp parallel for schedule(static) num_threads(t.threads)
+    for (std::uint64_t idx = 0; idx < t.padded(); ++idx)
+      v[idx] = v[idx] == kUnknown || v[idx] == kCapDraw ? kDraw : v[idx];
+  }
   t.plies = n;
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   t.find_longest();
@@ -1358,9 +1388,28 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   if (top.pawned() && behind != 0 && behind != 7) {
     auto kept = std::make_shared<std::vector<std::uint8_t>>(top.size);
     const Color them = opposite(pc);
+    // By a table of the codes where they count from base 0, as they mostly do.
+    std::array<std::uint8_t, 256> reach{};
+    if (top.base == 0)
+      for (int x = 0; x < 256; ++x) {
+        const auto u = static_cast<std::uint8_t>(x);
+        const int d = std::abs(sweep::distance(u));
+        reach[static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(
+            u == sweep::kIllegal ? sweep::Reach::none
+            : sweep::is_win(u)   ? (d > kHorizon ? sweep::Reach::wins_beyond : sweep::Reach::wins)
+            : sweep::is_loss(u)  ? (d > kHorizon ? sweep::Reach::loses_beyond : sweep::Reach::loses)
+                                 : sweep::Reach::draw);
+      }
+    const std::uint8_t* v = top.v[them].data();
+    std::uint8_t* to = kept->data();
+    if (top.base == 0) {
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (std::uint64_t idx = 0; idx < top.size; ++idx)
-      (*kept)[idx] = static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
+      for (std::uint64_t idx = 0; idx < top.size; ++idx) to[idx] = reach[v[idx]];
+    } else {
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (std::uint64_t idx = 0; idx < top.size; ++idx)
+        to[idx] = static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
+    }
     std::lock_guard lock(pushes_mutex_);
     pushes_[s] = std::move(kept);
   }
