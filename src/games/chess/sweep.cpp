@@ -226,23 +226,31 @@ bool decode_run(const Table& t, std::uint64_t base, Pos& p) {
 
 // Calls f(child index) for every quiet move (to an empty square) of side s, the child in the
 // other side's table, until f returns false; returns whether it went through all of them. King
-// moves next to the other king have no index and are not generated (they are illegal).
-template <class F>
+// moves next to the other king have no index and are not generated (they are illegal). The
+// king's moves come first where kKingFirst: the mate test looks for one legal move of a king in
+// check, which is most often a king's (KQRvKR's captures took 1.27 s instead of 1.67 so, and
+// KRPvKR's 6.6 s instead of 7.1); the plies' checks gain nothing from that order (KRPvKR's plies
+// took 0.4 s longer).
+template <bool kKingFirst = false, class F>
 bool for_each_quiet(const Table& t, std::uint64_t idx, const Pos& p, Color s, F&& f) {
+  auto kings = [&] {
+    const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
+    for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
+      const int b = std::countr_zero(q);
+      if (!f(s == white ? t.king_moved(idx, b, p.bk, p.sq.data())
+                        : t.king_moved(idx, p.wk, b, p.sq.data())))
+        return false;
+    }
+    return true;
+  };
+  if (kKingFirst && !kings()) return false;
   for (int i = 0; i < t.m; ++i) {
     const auto u = static_cast<std::size_t>(i);
     if (t.colour[u] != s) continue;
     for (Bitboard q = attacks(t.type[u], p.sq[u], p.occ) & ~p.occ; q; q &= q - 1)
       if (!f(t.moved(idx, i, p.sq[u], std::countr_zero(q)))) return false;
   }
-  const int k = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
-  for (Bitboard q = king_attacks(k) & ~p.occ & ~king_attacks(other); q; q &= q - 1) {
-    const int b = std::countr_zero(q);
-    if (!f(s == white ? t.king_moved(idx, b, p.bk, p.sq.data())
-                      : t.king_moved(idx, p.wk, b, p.sq.data())))
-      return false;
-  }
-  return true;
+  return kKingFirst || kings();
 }
 
 // Calls f(parent index) for every quiet unmove of the side that just moved (not s), the parent
@@ -701,7 +709,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           if (!wins && !draws && !cursed && late) late_bits |= std::uint64_t{1} << q;
           if (checked == kInCheck && !captures) {
             const auto& next = t.v[o];
-            const bool moves = !for_each_quiet(t, idx, moved, s, [&](std::uint64_t child) {
+            const bool moves = !for_each_quiet<true>(t, idx, moved, s, [&](std::uint64_t child) {
               return load(next[child]) == kIllegal;
             });
             if (!moves) x = loss(0);
