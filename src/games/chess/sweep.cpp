@@ -1099,13 +1099,8 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
   // (random in a run, so mispredicted: half of this loop's time was code()'s branches). Its
   // distances are at most kMaxWin plies, so none needs more than a byte.
   std::array<std::uint8_t, 256> coded{};
-  for (int x = 0; x < 256; ++x) {
-    const auto u = static_cast<std::uint8_t>(x);
-    const int d = std::abs(distance(u));
-    coded[static_cast<std::size_t>(x)] = is_win(u)    ? static_cast<std::uint8_t>(2 * d + 1)
-                                         : is_loss(u) ? static_cast<std::uint8_t>(2 * d + 2)
-                                                      : std::uint8_t{0};
-  }
+  for (int x = 0; x < 256; ++x)
+    coded[static_cast<std::size_t>(x)] = stored_byte(static_cast<std::uint8_t>(x));
   const bool by_table = t.base == 0;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads)
   for (std::uint64_t b = 0; b < 2 * blocks; ++b) {
@@ -1415,12 +1410,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     if (top.base == 0)
       for (int x = 0; x < 256; ++x) {
         const auto u = static_cast<std::uint8_t>(x);
-        const int d = std::abs(sweep::distance(u));
         reach[static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(
             u == sweep::kIllegal ? sweep::Reach::none
-            : sweep::is_win(u)   ? (d > kHorizon ? sweep::Reach::wins_beyond : sweep::Reach::wins)
-            : sweep::is_loss(u)  ? (d > kHorizon ? sweep::Reach::loses_beyond : sweep::Reach::loses)
-                                 : sweep::Reach::draw);
+                                 : sweep::reach_of_byte(sweep::stored_byte(u)));
       }
     const std::uint8_t* v = top.v[them].data();
     std::uint8_t* to = kept->data();

@@ -215,6 +215,13 @@ Pos decode(const Table& t, std::uint64_t idx);
 enum class Reach : std::uint8_t { draw, wins, wins_beyond, loses, loses_beyond, none };
 // The reach of a stored DTZ byte (0 a draw, 2d + 1 a win and 2d + 2 a loss in d plies).
 Reach reach_of_byte(int b);
+// The stored DTZ byte (as reach_of_byte reads it) of a value coded with base 0: its distance fits,
+// since such codes reach kMaxWin plies at most.
+constexpr std::uint8_t stored_byte(std::uint8_t v) {
+  return is_win(v)    ? static_cast<std::uint8_t>(2 * distance(v) + 1)
+         : is_loss(v) ? static_cast<std::uint8_t>(2 * -distance(v) + 2)
+                      : std::uint8_t{0};
+}
 // The reach of side s's final value at index idx of a solved table.
 Reach reach_of(const Table& t, Color s, std::uint64_t idx);
 // Notes a converting move into a child of reach r (not none).
