@@ -647,6 +647,17 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         for (std::size_t i = 0; i < last; ++i)
           if (lc == o ? t.colour[i] == s : t.colour[i] == o)
             with_last[i] = attacks(lc == o ? t.type[i] : t.type[last], p.sq[i], occ);
+        // Where the pawn is the other side's: the squares of the last piece where piece i takes
+        // it (another piece: unless the last piece stands between them).
+        std::array<Bitboard, 3> take_pawn{};
+        if (t.pawned() && t.pawn_colour == o)
+          for (std::size_t i = 0; i <= last; ++i) {
+            if (t.colour[i] != s) continue;
+            if (i == last)
+              take_pawn[i] = attacks(t.type[last], p.pawn, occ);
+            else if (attacks_square(t.type[i], s, p.sq[i], p.pawn, occ))
+              take_pawn[i] = ~between(p.sq[i], p.pawn);
+          }
         auto& v = t.v[s];
         // This run's bits of the cursed and late bitmaps: a run is one word.
         std::uint64_t cursed_bits = 0, late_bits = 0;
@@ -700,12 +711,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             }
           }
           if (t.pawned() && !wins) {
-            const Bitboard with = occ | bit(q);
             if (t.pawn_colour == o) {  // the pawn taken, by a piece or the king
               const auto& child = t.sub_pawn->v[o];
               for (std::size_t i = 0; i <= last; ++i)
-                if (t.colour[i] == s && attacks_square(t.type[i], s, p.sq[i], p.pawn, with))
-                  see(child[pawn_taken(i, p, s, p.sq)]);
+                if (take_pawn[i] >> q & 1) see(child[pawn_taken(i, p, s, p.sq)]);
               if (reach & bit(p.pawn)) see(child[pawn_taken(last + 1, p, s, p.sq)]);
             } else {  // the pawn moves
               Conversions c;
