@@ -106,6 +106,18 @@ Pos decode(const Table& t, std::uint64_t idx) {
   return p;
 }
 
+bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to) {
+  const Color them = opposite(side);
+  const int king = side == white ? p.wk : p.bk;
+  const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] == them && p.sq[u] != to && attacks_square(t.type[u], them, p.sq[u], king, occ))
+      return false;
+  }
+  return true;
+}
+
 Reach reach_of_byte(int b) {
   if (b == 0) return Reach::draw;
   const bool beyond = ((b & 1) ? (b - 1) / 2 : (b - 2) / 2) > kHorizon;
@@ -682,6 +694,21 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             else if (attacks_square(t.type[i], s, p.sq[i], p.pawn, occ))
               take_pawn[i] = ~between(p.sq[i], p.pawn);
           }
+        // Where the pawn is this side's and its single push is kept (push_reach): the squares it
+        // can take on besides the last piece's, and whether it can push twice, the moves for
+        // which pawn_moves is still called.
+        const bool pushes_kept = t.pawned() && t.pawn_colour == s && t.push_reach;
+        Bitboard pawn_takes = 0;
+        bool other_moves = false;  // a double push, or a capture of a piece but the last
+        if (pushes_kept) {
+          pawn_takes = pawn_attacks(s, p.pawn);
+          Bitboard theirs = 0;
+          for (std::size_t j = 0; j < last; ++j)
+            if (t.colour[j] == o) theirs |= bit(p.sq[j]);
+          other_moves = rank_of(p.pawn) == (s == white ? 1 : 6) || (pawn_takes & theirs);
+          if (lc != o) pawn_takes = 0;  // the last piece is not one to take
+        }
+        const int push_to = p.pawn + (s == white ? 8 : -8);
         auto& v = t.v[s];
         // This run's bits of the cursed and late bitmaps: a run is one word.
         std::uint64_t cursed_bits = 0, late_bits = 0;
@@ -752,7 +779,11 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               if (reach & bit(p.pawn)) see(child[pawn_taken(last + 1, p, s, p.sq)]);
             } else {  // the pawn moves
               Conversions c;
-              t.pawn_moves(s, idx, moved, c);
+              if (pushes_kept && !(moved.occ & bit(push_to)) &&
+                  pawn_move_safe(t, moved, s, push_to))
+                add(c, static_cast<Reach>(t.push_reach[idx]));
+              if (!pushes_kept || (!c.wins && (other_moves || (pawn_takes >> q & 1))))
+                t.pawn_moves(s, idx, moved, c);
               captures |= c.any;
               wins |= c.wins;
               draws |= c.draws;
@@ -1376,6 +1407,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     };
     ahead = take(table.push[ps][0], 1, top.pawn_rank + dir / 8 == first_rank + 2 * dir / 8);
     if (top.pawn_rank == first_rank) ahead2 = take(table.push[ps][1], 2, false);
+    top.push_reach = ahead ? ahead->data() : nullptr;
     // The pawn's moves read their children through lower, as the generic kernels do (the same
     // transitions): one rank of the indexer and one lookup per move, a few per position of the
     // pawn's side, but for the pushes kept in `ahead` and `ahead2`. Only a move that leaves the
@@ -1388,17 +1420,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       // position, stalled on store forwarding: half of this callback's time in KRPvKR).
       std::array<std::uint8_t, kMaxPieces> sq{};
       bool placed = false;
-      const int king_sq = side == white ? p.wk : p.bk;
-      auto safe = [&](int to) {  // the mover's king after the pawn moves to `to`
-        const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
-        for (int i = 0; i < top.m; ++i) {
-          const auto u = static_cast<std::size_t>(i);
-          if (top.colour[u] == them && p.sq[u] != to &&
-              attacks_square(top.type[u], them, p.sq[u], king_sq, occ))
-            return false;
-        }
-        return true;
-      };
+      auto safe = [&](int to) { return sweep::pawn_move_safe(top, p, side, to); };
       auto see = [&](const Transition& tr, int to) {
         if (!placed) {
           sq = slot_squares(p);
@@ -1408,11 +1430,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       };
       const int last = side == white ? 7 : 0;
       const int one = p.pawn + dir;
-      if (!(p.occ & bit(one)) && safe(one)) {
+      // (Where the push is kept, the captures phase made it, from `ahead`.)
+      if (!(p.occ & bit(one)) && (rank_of(one) == last || !top.push_reach) && safe(one)) {
         if (rank_of(one) == last)
           for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.promote[ps][k], one);
-        else if (ahead)
-          sweep::add(c, static_cast<sweep::Reach>((*ahead)[idx]));
         else
           see(table.push[ps][0], one);
       }
@@ -1450,6 +1471,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   std::shared_ptr<std::vector<std::uint8_t>> spare;
   if (ahead && ahead.use_count() == 1 && ahead->size() == top.size)
     spare = std::const_pointer_cast<std::vector<std::uint8_t>>(std::move(ahead));
+  top.push_reach = nullptr;
   ahead.reset();
   ahead2.reset();
   // For the segment a rank behind, if there is one: what a push into each position of the side

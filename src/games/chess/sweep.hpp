@@ -112,6 +112,11 @@ struct Table {
   // captures phase for positions of the pawn's side to move, with the position's index (set by
   // Game::own_kernel, which reads the children through lower).
   std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
+  // Where Game::own_kernel kept the segment a rank ahead: each position's single push as that
+  // segment's Reach, at the position's own index. The captures phase reads it itself and calls
+  // pawn_moves only where the pawn has other moves (a double push, a capture), which then leaves
+  // the single push out; null where the push promotes or nothing was kept.
+  const std::uint8_t* push_reach = nullptr;
   // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
   // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
   // clears active[n & 1], so ply n's writes and reads never meet in one array.
@@ -209,6 +214,9 @@ struct Conversions {
   bool any = false, wins = false, draws = false, cursed = false, late = false;
 };
 Pos decode(const Table& t, std::uint64_t idx);
+// Whether the king of `side` (the pawn's) is safe once the pawn moves from p.pawn to `to`: no
+// piece of the other side attacks it through the square left or past the one taken.
+bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to);
 
 // What a converting move reaches, as the child's side to move sees it: a draw, a win or a loss
 // within the 50-move horizon or beyond it; `none` for an illegal child.
