@@ -106,18 +106,6 @@ Pos decode(const Table& t, std::uint64_t idx) {
   return p;
 }
 
-bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to) {
-  const Color them = opposite(side);
-  const int king = side == white ? p.wk : p.bk;
-  const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
-  for (int i = 0; i < t.m; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (t.colour[u] == them && p.sq[u] != to && attacks_square(t.type[u], them, p.sq[u], king, occ))
-      return false;
-  }
-  return true;
-}
-
 Reach reach_of_byte(int b) {
   if (b == 0) return Reach::draw;
   const bool beyond = ((b & 1) ? (b - 1) / 2 : (b - 2) / 2) > kHorizon;

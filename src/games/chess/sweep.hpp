@@ -215,8 +215,19 @@ struct Conversions {
 };
 Pos decode(const Table& t, std::uint64_t idx);
 // Whether the king of `side` (the pawn's) is safe once the pawn moves from p.pawn to `to`: no
-// piece of the other side attacks it through the square left or past the one taken.
-bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to);
+// piece of the other side attacks it through the square left or past the one taken. Inline: the
+// captures phase asks it of every position of the pawn's side.
+inline bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to) {
+  const Color them = opposite(side);
+  const int king = side == white ? p.wk : p.bk;
+  const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
+  for (int i = 0; i < t.m; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (t.colour[u] == them && p.sq[u] != to && attacks_square(t.type[u], them, p.sq[u], king, occ))
+      return false;
+  }
+  return true;
+}
 
 // What a converting move reaches, as the child's side to move sees it: a draw, a win or a loss
 // within the 50-move horizon or beyond it; `none` for an illegal child.
