@@ -109,8 +109,8 @@ struct Table {
   std::array<Table*, 3> sub{};    // the table after piece j is captured
   Table* sub_pawn = nullptr;      // the table after the pawn is captured
   // The pawn's own moves (pushes, captures, promotions), which leave the table: called in the
-  // captures phase for positions of the pawn's side to move, with the position's index (set by
-  // Game::own_kernel, which reads the children through lower).
+  // captures phase for positions of the pawn's side to move (but see push_reach), with the
+  // position's index (set by Game::own_kernel, which reads the children through lower).
   std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
   // Where Game::own_kernel kept the segment a rank ahead: each position's single push as that
   // segment's Reach, at the position's own index. The captures phase reads it itself and calls
