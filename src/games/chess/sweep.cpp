@@ -149,7 +149,13 @@ void Table::find_longest() {
     // The largest codes of a win and of a loss, 32 bytes at a time (GCC compiled the plain loop's
     // max to one byte at a time: 0.12 s of KQRvKR's kernel).
     const V32 limit = V32{} + static_cast<std::uint8_t>(kMaxWin + 6);
-    V32 won_lanes{}, lost_lanes{};
+    // Each thread's lanes in a slot of its own, combined after the loop: no `omp critical`, whose
+    // one lock libomp 14 crashed in under ThreadSanitizer (as sweep() and kernels/backward.hpp
+    // found).
+    struct alignas(64) Part {
+      V32 won{}, lost{};
+    };
+    std::vector<Part> parts(static_cast<std::size_t>(std::max(1, threads)));
     const std::uint64_t blocks = padded() / 32;
     for (const auto& side : v) {
       const std::uint8_t* x = side.data();
@@ -163,18 +169,17 @@ void Table::find_longest() {
           w = lane_max(w, y & std::bit_cast<V32>(y <= limit));
           l = lane_max(l, y);
         }
-#pragma omp critical
-        {
-          won_lanes = lane_max(won_lanes, w);
-          lost_lanes = lane_max(lost_lanes, l);
-        }
+        Part& mine = parts[static_cast<std::size_t>(omp_get_thread_num())];
+        mine.won = lane_max(mine.won, w);
+        mine.lost = lane_max(mine.lost, l);
       }
     }
     std::uint8_t won = 0, lost = 0;
-    for (int i = 0; i < 32; ++i) {
-      won = std::max(won, static_cast<std::uint8_t>(won_lanes[i]));
-      lost = std::max(lost, static_cast<std::uint8_t>(lost_lanes[i]));
-    }
+    for (const Part& part : parts)
+      for (int i = 0; i < 32; ++i) {
+        won = std::max(won, static_cast<std::uint8_t>(part.won[i]));
+        lost = std::max(lost, static_cast<std::uint8_t>(part.lost[i]));
+      }
     // won: the largest code up to a win's; 0..5 hold no win, and lost's largest code is a loss's
     // where one is at least 131.
     won = won >= 6 ? won : 0;
