@@ -722,6 +722,12 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           std::memcpy(&hi, &v[base + 32], 32);
           legal = ~(high_bits(lo == ill) | std::uint64_t{high_bits(hi == ill)} << 32);
         }
+        // Where the pawn is this side's and its push promotes: the first promotion's children
+        // of the run's legal squares at once (promote_run), but where the push is blocked.
+        std::array<std::uint8_t, 64> promoted;
+        const bool promotes = t.pawned() && t.pawn_colour == s && t.promote_run &&
+                              rank_of(push_to) == (s == white ? 7 : 0) && !(occ & bit(push_to));
+        if (promotes) t.promote_run(s, p, legal & ~bit(push_to), promoted.data());
         for (; legal; legal &= legal - 1) {
           const int q = std::countr_zero(legal);
           const auto idx = base + static_cast<std::uint64_t>(q);
@@ -772,10 +778,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               if (reach & bit(p.pawn)) see(child[pawn_taken(last + 1, p, s, p.sq)]);
             } else {  // the pawn moves
               Conversions c;
-              if (pushes_kept && !(moved.occ & bit(push_to)) &&
+              if ((pushes_kept || promotes) && !(moved.occ & bit(push_to)) &&
                   pawn_move_safe(t, moved, s, push_to))
-                add(c, static_cast<Reach>(t.push_reach[idx]));
-              if (!pushes_kept || (!c.wins && (other_moves || (pawn_takes >> q & 1))))
+                add(c, static_cast<Reach>(pushes_kept ? t.push_reach[idx] : promoted[q]));
+              if (!c.wins && (!pushes_kept || other_moves || (pawn_takes >> q & 1)))
                 t.pawn_moves(s, idx, moved, c);
               captures |= c.any;
               wins |= c.wins;
@@ -1336,9 +1342,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   std::size_t ps = 0;  // the pawn's slot
   // A child's stored byte after the pawn of `side` moves to `to` by transition tr, the pieces
   // on retra's slots sq (0, a draw, where only the kings are left).
-  auto child_byte = [&](const Transition& tr, Color side,
-                        const std::array<std::uint8_t, kMaxPieces>& sq, int to) {
-    if (tr.target < 0) return 0;
+  // (child_index: its index as lower takes it, for a transition with a target.)
+  auto child_index = [&](const Transition& tr, Color side,
+                         const std::array<std::uint8_t, kMaxPieces>& sq, int to) {
     const Table& target = this->table(tr.target);
     std::array<std::uint8_t, kMaxPieces> child{};
     for (int j = 0; j < target.n; ++j) {
@@ -1348,8 +1354,11 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       child[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(tr.flip ? q ^ 56 : q);
     }
     const Color to_move = tr.flip ? side : opposite(side);
-    return lower(tr.target, (to_move == black ? target.indexer->size() : 0) +
-                                target.indexer->rank(child.data()));
+    return (to_move == black ? target.indexer->size() : 0) + target.indexer->rank(child.data());
+  };
+  auto child_byte = [&](const Transition& tr, Color side,
+                        const std::array<std::uint8_t, kMaxPieces>& sq, int to) {
+    return tr.target < 0 ? 0 : lower(tr.target, child_index(tr, side, sq, to));
   };
   // retra's slots' squares of a sweep position.
   auto slot_squares = [&](const sweep::Pos& p) {
@@ -1405,6 +1414,30 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     // transitions): one rank of the indexer and one lookup per move, a few per position of the
     // pawn's side, but for the pushes kept in `ahead` and `ahead2`. Only a move that leaves the
     // mover's king safe is legal.
+    // The first promotion of a run's positions: their indices first, then their lookups.
+    if (top.pawn_rank == (pc == white ? 6 : 1))
+      top.promote_run = [&](Color side, const sweep::Pos& run, std::uint64_t squares,
+                            std::uint8_t* out) {
+        const Transition& tr = table.promote[ps][0];
+        const int one = run.pawn + dir;
+        if (tr.target < 0) {  // (every promotion has a piece to place: never, but as lower reads)
+          for (; squares; squares &= squares - 1)
+            out[std::countr_zero(squares)] = static_cast<std::uint8_t>(sweep::reach_of_byte(0));
+          return;
+        }
+        std::array<std::uint8_t, kMaxPieces> sq = slot_squares(run);
+        const std::size_t ls = slot_of[static_cast<std::size_t>(top.m + 1)];  // the last piece's
+        std::array<std::uint64_t, 64> at;
+        int n = 0;
+        for (std::uint64_t b = squares; b; b &= b - 1) {
+          sq[ls] = static_cast<std::uint8_t>(std::countr_zero(b));
+          at[static_cast<std::size_t>(n++)] = child_index(tr, side, sq, one);
+        }
+        n = 0;
+        for (std::uint64_t b = squares; b; b &= b - 1)
+          out[std::countr_zero(b)] = static_cast<std::uint8_t>(
+              sweep::reach_of_byte(lower(tr.target, at[static_cast<std::size_t>(n++)])));
+      };
     top.pawn_moves = [&](Color side, std::uint64_t idx, const sweep::Pos& p,
                          sweep::Conversions& c) {
       const Color them = opposite(side);
@@ -1425,8 +1458,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       const int one = p.pawn + dir;
       // (Where the push is kept, the captures phase made it, from `ahead`.)
       if (!(p.occ & bit(one)) && (rank_of(one) == last || !top.push_reach) && safe(one)) {
-        if (rank_of(one) == last)
-          for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.promote[ps][k], one);
+        if (rank_of(one) == last)  // the first promotion from promote_run, where set
+          for (std::size_t k = top.promote_run ? 1 : 0; k < 4 && !c.wins; ++k)
+            see(table.promote[ps][k], one);
         else
           see(table.push[ps][0], one);
       }
