@@ -1410,21 +1410,13 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     ahead = take(table.push[ps][0], 1, top.pawn_rank + dir / 8 == first_rank + 2 * dir / 8);
     if (top.pawn_rank == first_rank) ahead2 = take(table.push[ps][1], 2, false);
     top.push_reach = ahead ? ahead->data() : nullptr;
-    // The pawn's moves read their children through lower, as the generic kernels do (the same
-    // transitions): one rank of the indexer and one lookup per move, a few per position of the
-    // pawn's side, but for the pushes kept in `ahead` and `ahead2`. Only a move that leaves the
-    // mover's king safe is legal.
     // The first promotion of a run's positions: their indices first, then their lookups.
     if (top.pawn_rank == (pc == white ? 6 : 1))
       top.promote_run = [&](Color side, const sweep::Pos& run, std::uint64_t squares,
                             std::uint8_t* out) {
         const Transition& tr = table.promote[ps][0];
         const int one = run.pawn + dir;
-        if (tr.target < 0) {  // (every promotion has a piece to place: never, but as lower reads)
-          for (; squares; squares &= squares - 1)
-            out[std::countr_zero(squares)] = static_cast<std::uint8_t>(sweep::reach_of_byte(0));
-          return;
-        }
+        assert(tr.target >= 0);  // a promotion leaves more than the kings
         std::array<std::uint8_t, kMaxPieces> sq = slot_squares(run);
         const std::size_t ls = slot_of[static_cast<std::size_t>(top.m + 1)];  // the last piece's
         std::array<std::uint64_t, 64> at;
@@ -1438,6 +1430,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
           out[std::countr_zero(b)] = static_cast<std::uint8_t>(
               sweep::reach_of_byte(lower(tr.target, at[static_cast<std::size_t>(n++)])));
       };
+    // The pawn's moves read their children through lower, as the generic kernels do (the same
+    // transitions): one rank of the indexer and one lookup per move, a few per position of the
+    // pawn's side, but for the pushes kept in `ahead` and `ahead2` and the first promotion
+    // (promote_run). Only a move that leaves the mover's king safe is legal.
     top.pawn_moves = [&](Color side, std::uint64_t idx, const sweep::Pos& p,
                          sweep::Conversions& c) {
       const Color them = opposite(side);
