@@ -413,11 +413,18 @@ inline std::uint32_t high_bits(const Lanes& hit) {
 // before its sweep or acted on by the thread that writes them.) Where `active` is given, only the
 // chunks it flags are read (a flag per side and chunk, side-major, as Table::activate sets them),
 // but on an open side every chunk. On an open side s, a value equal to also[s] is handed to body
-// too.
-template <class Body>
+// too. On a side s whose by_run[s] is set (in a table with pieces besides the kings), the values
+// equal to a, and on an open side the unknown ones, are not handed to body but to
+// run_body(side, first index of the run, their bits in the run, the run's 64 bytes as read,
+// counts), once per run of 64 indices (in which only the last piece moves).
+struct NoRuns {
+  void operator()(Color, std::uint64_t, std::uint64_t, const std::uint8_t*, Counts&) const {}
+};
+template <class Body, class RunBody = NoRuns>
 Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& body,
              const std::uint8_t* active = nullptr, std::array<bool, 2> open = {},
-             Progress* progress = nullptr, std::array<std::uint8_t, 2> also = {}) {
+             Progress* progress = nullptr, std::array<std::uint8_t, 2> also = {},
+             RunBody&& run_body = {}, std::array<bool, 2> by_run = {}) {
   const std::uint64_t size = t.padded(), chunks = t.chunks();
   // Each thread's counts on a cache line of its own, summed at the end: not an OpenMP reduction
   // of Counts, whose combining step takes a lock that libomp 14 crashed in under ThreadSanitizer
@@ -448,7 +455,34 @@ Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& bod
         }
       }
     };
-    if (open[s])
+    if (by_run[s]) {
+      assert(t.m > 0);  // so size, and with it hi, is a multiple of 64 too
+      // lo and hi are multiples of 64 (kChunk is), so the runs are whole.
+      for (std::uint64_t w = lo; w < hi; w += 64) {
+        std::array<V32, 2> x;
+        load32(v.data() + w, x[0]);
+        load32(v.data() + w + 32, x[1]);
+        std::uint64_t checked = 0, rest = 0;
+        for (std::size_t h = 0; h < 2; ++h) {
+          const V32& y = x[h];
+          const Lanes to_check = open[s] ? (y == a) | (y == kUnknown) : y == a;
+          const Lanes handed =
+              open[s] ? (y == 0) | ((y >= 3) & (y <= 5)) | (y == also[s]) : (y == a) | (y == b[s]);
+          checked |= std::uint64_t{high_bits(to_check)} << (32 * h);
+          rest |= std::uint64_t{high_bits(handed)} << (32 * h);
+        }
+        for (std::uint64_t bits = rest & ~checked; bits; bits &= bits - 1) {
+          const std::uint64_t idx = w + static_cast<std::uint64_t>(std::countr_zero(bits));
+          const std::uint8_t y = load(v[idx]);
+          if (open[s] ? is_open(y) || y == also[s] : y == a || y == b[s]) body(s, idx, y, total);
+        }
+        if (checked) {
+          std::uint8_t bytes[64];
+          std::memcpy(bytes, x.data(), 64);
+          run_body(s, w, checked, bytes, total);
+        }
+      }
+    } else if (open[s])
       scan([&](const V32& x,
                Lanes& hit) { hit = (x == 0) | ((x >= 3) & (x <= 5)) | (x == also[s]); },
            [&](std::uint8_t x) { return is_open(x) || x == also[s]; });
@@ -927,67 +961,168 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       visit[s] = marks ? won : now;
       also[s] = pull[s] ? win(n + 1 - b) : marks ? won : kUnknown;
     }
+    // The parents of side s's win in n at idx (the position p) become candidates for ply n+1
+    // where open. Retried while the parent stays unknown or this ply's candidate: another
+    // thread may check the parent between the read and the write and set it back to unknown
+    // (not lost), and a parent left so would never be checked again (the race the pawn tables'
+    // test caught on two threads: a loss found a ply late, or never).
+    auto mark_candidates = [&](Color s, std::uint64_t idx, const Pos& p, Counts& c) {
+      if (pull_losses_next[opposite(s)]) return;  // the next ply reads every open parent
+      auto& other = t.v[opposite(s)];
+      Parents up;
+      gather_parents(t, idx, p, s, other.data(), up);
+      c.reads += up.n;
+      for (const std::uint64_t parent : std::span(up.at.data(), up.n)) {
+        for (std::uint8_t y = load(other[parent]); y == kUnknown || y == now;
+             y = load(other[parent]))
+          if (exchange(other[parent], y, next)) {
+            t.activate(n + 1, opposite(s), parent);
+            ++c.marked[opposite(s)];
+            break;
+          }
+      }
+    };
+    // Side s's position p at idx, of value x when checked, loses in n: x is this ply's
+    // candidate (or, where the side's losses are pulled, unknown), and every move reaches a
+    // win. Nothing else writes a lost position in this ply: no move reaches a win in n or a
+    // loss, which the other side's marks and pushes need.
+    auto lose = [&](Color s, std::uint64_t idx, std::uint8_t x, const Pos& p, Counts& c) {
+      if (!exchange(t.v[s][idx], x, loss(n - b))) return;
+      ++c.losses[s];
+      if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
+    };
+    // The checks of a run of 64 positions of side s in which only the last piece moves (todo:
+    // their bits; xs: the run's bytes as the sweep read them), on a side whose wins are not
+    // pulled. A candidate (x == now; where the side's losses are pulled, an unknown position
+    // too) loses in n if every legal quiet move reaches a win within n-1 plies; unless it is
+    // late (before ply kFar), or unknown without a legal quiet move (a stalemate: a position
+    // whose every capture loses lost in ply 1). Otherwise a candidate becomes unknown again.
+    // A move of a piece but the last one, or of the king, takes every position of the run to
+    // one run of the other side's table (permuted where a king's move turns the board), so one
+    // 64-byte read serves them all; the last piece's moves stay in the run, whose 64 children
+    // are read once, and each position intersects its moves with them. A move refutes the
+    // loss of the positions for which it is legal and whose child is neither illegal nor won
+    // within n-1 plies; the moves are read until every position of the run is refuted.
+    // Position by position, generating and reading each one's moves in turn, KRPvKR's plies
+    // took 11.7 s and KQRvKR's 7.0 s, against 7.3 and 4.3 s (docs/CHESS.md).
+    auto check_run = [&](Color s, std::uint64_t base, std::uint64_t todo, const std::uint8_t* xs,
+                         Counts& c) {
+      Pos p;
+      [[maybe_unused]] const bool placed = decode_run(t, base, p);
+      assert(placed);  // else every byte of the run is illegal, none to check
+      const std::uint8_t* other = t.v[opposite(s)].data();
+      const auto lp = static_cast<std::size_t>(t.m - 1);
+      const Color lc = t.colour[lp];
+      const Bitboard occ = p.occ;
+      // Per square q of the last piece: a legal quiet move, a refutation.
+      std::uint64_t moving = 0, refuted = 0;
+      // A child run's legal squares (children), and those won within n-1 plies.
+      struct Children {
+        std::uint64_t legal = 0, won = 0;
+      };
+      auto classify = [&](const std::uint8_t* at) {
+        ++c.reads;
+        std::array<V32, 2> y;
+        load32(at, y[0]);
+        load32(at + 32, y[1]);
+        Children ch;
+        for (std::size_t h = 0; h < 2; ++h) {
+          const int sh = static_cast<int>(32 * h);
+          ch.legal |= std::uint64_t{high_bits(y[h] != kIllegal)} << sh;
+          ch.won |= std::uint64_t{high_bits((y[h] >= kWonEarlier) & (y[h] <= bound))} << sh;
+        }
+        return ch;
+      };
+      // A move made on the squares `valid` of the last piece, into the child run ch.
+      auto add_move = [&](const Children& ch, std::uint64_t valid) {
+        moving |= valid & ch.legal;
+        refuted |= valid & ch.legal & ~ch.won;
+      };
+      if (lc == s) {  // the last piece's moves, into this run of the other side's table
+        const Children ch = classify(other + base);
+        for (std::uint64_t bits = todo; bits; bits &= bits - 1) {
+          const int q = std::countr_zero(bits);
+          const Bitboard to = attacks(t.type[lp], q, occ) & ~occ;
+          moving |= (to & ch.legal) ? bit(q) : 0;
+          refuted |= (to & ch.legal & ~ch.won) ? bit(q) : 0;
+        }
+      }
+      // The other pieces' moves: the last piece on a square between blocks a move, and on the
+      // square moved to, it makes the move a capture.
+      for (std::size_t i = 0; i < lp && (todo & ~refuted); ++i) {
+        if (t.colour[i] != s) continue;
+        const int from = p.sq[i];
+        for (Bitboard q = attacks(t.type[i], from, occ) & ~occ; q && (todo & ~refuted);
+             q &= q - 1) {
+          const int to = std::countr_zero(q);
+          add_move(classify(other + t.moved(base, static_cast<int>(i), from, to)),
+                   ~(between(from, to) | bit(to)));
+        }
+      }
+      const int k = s == white ? p.wk : p.bk, away = s == white ? p.bk : p.wk;
+      for (Bitboard q = king_attacks(k) & ~occ & ~king_attacks(away); q && (todo & ~refuted);
+           q &= q - 1) {
+        const int to = std::countr_zero(q);
+        const int wk = s == white ? to : p.wk, bk = s == white ? p.bk : to;
+        const auto pair = static_cast<std::size_t>(wk * 64 + bk);
+        if (t.pawned() || kKp.sym[pair] == 0) {
+          add_move(classify(other + t.king_moved(base, wk, bk, p.sq.data())), ~bit(to));
+          continue;
+        }
+        // The board turns: the last piece on q stands on image(q) in the child's run.
+        const std::uint64_t at = t.index(wk, bk, p.sq.data()) & ~std::uint64_t{63};
+        const std::uint8_t* image = &kKp.image[static_cast<std::size_t>(kKp.sym[pair]) * 64];
+        ++c.reads;
+        Children ch;
+        for (int sq = 0; sq < 64; ++sq) {
+          const std::uint8_t y = load(other[at + image[sq]]);
+          ch.legal |= std::uint64_t{y != kIllegal} << sq;
+          ch.won |= std::uint64_t{y >= kWonEarlier && y <= bound} << sq;
+        }
+        add_move(ch, ~bit(to));
+      }
+      for (std::uint64_t bits = todo; bits; bits &= bits - 1) {
+        const int q = std::countr_zero(bits);
+        const std::uint64_t idx = base + static_cast<std::uint64_t>(q);
+        const std::uint8_t x = xs[q];
+        if (!(refuted >> q & 1) && (x == now || (moving >> q & 1)) &&
+            (n >= kFar || !is_late(s, idx))) {
+          Pos at = p;
+          at.sq[lp] = q;
+          at.occ |= bit(q);
+          at.side[lc] |= bit(q);
+          lose(s, idx, x, at, c);
+        } else if (x == now) {
+          exchange(t.v[s][idx], now, kUnknown);
+        }
+      }
+    };
     const auto ply_start = Clock::now();
     const Counts k = sweep(
         t, now, visit,
         [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
           const Pos p = decode(t, idx);
-          auto& other = t.v[opposite(s)];
-          // Retried while the parent stays unknown or this ply's candidate: another thread
-          // may check the parent between the read and the write and set it back to unknown
-          // (not lost), and a parent left so would never be checked again (the race the pawn
-          // tables' test caught on two threads: a loss found a ply late, or never).
-          auto mark_candidates = [&] {
-            if (pull_losses_next[opposite(s)]) return;  // the next ply reads every open parent
-            Parents up;
-            gather_parents(t, idx, p, s, other.data(), up);
-            c.reads += up.n;
-            for (const std::uint64_t parent : std::span(up.at.data(), up.n)) {
-              for (std::uint8_t y = load(other[parent]); y == kUnknown || y == now;
-                   y = load(other[parent]))
-                if (exchange(other[parent], y, next)) {
-                  t.activate(n + 1, opposite(s), parent);
-                  ++c.marked[opposite(s)];
-                  break;
-                }
-            }
-          };
-          // x is this ply's candidate (or, where the side's losses are pulled, unknown), and
-          // every move reaches a win. Nothing else writes a lost position in this ply: no
-          // move reaches a win in n or a loss, which the other side's marks and pushes need.
-          auto lose = [&] {
-            if (!exchange(t.v[s][idx], x, loss(n - b))) return;
-            ++c.losses[s];
-            if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
-          };
-          // Where losses are pulled, an unknown position is checked as a candidate is, but
-          // one without a legal quiet move is a stalemate (a position whose every capture
-          // loses lost in ply 1, unless late, below), and a next-ply candidate waits for its
-          // ply.
-          const bool check = x == now || (pull_losses[s] && x == kUnknown);
-          bool moves = x == now;
-          // Two move loops, not one with the pull test inside it: one loop measured 1.5-2.5 s
-          // slower over KQRvKR's plies, alternating with this version four times.
+          // A side whose wins are not pulled has its positions checked by check_run (KvK,
+          // whose sweep has no runs, has no candidates), and is handed its wins in n, which
+          // mark their parents, and values with nothing to do (a draw by capture, the next
+          // ply's candidate).
           if (!pull[s]) {
-            if (x == won) return mark_candidates();
-            if (!check) return;
-            const bool lost = for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
-              ++c.reads;
-              const std::uint8_t y = load(other[child]);
-              moves = moves || y != kIllegal;
-              return y == kIllegal || (is_win(y) && y <= bound);
-            });
-            if (lost && moves && (n >= kFar || !is_late(s, idx))) return lose();
-            if (x == now) exchange(t.v[s][idx], now, kUnknown);
+            assert(t.m > 0 || (x != now && !pull_losses[s]));
+            if (x == won) mark_candidates(s, idx, p, c);
             return;
           }
           // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
-          // without one loses if every move reaches a win. The sweep hands over the side's
-          // wins in n+1 too: where the side's next wins are pushed, this ply's losses write
-          // them while it pulls, maybe before its scan reaches a position that wins in n,
-          // which an open-only scan would then skip (a race the pawn tables' test caught, the
-          // win a ply late).
-          bool wins = false, lost = check && (n >= kFar || !is_late(s, idx));
+          // (where losses are pulled, an unknown position too) without one loses if every
+          // move reaches a win, as check_run's do. Position by position, as the positions
+          // still open on a side whose wins are pulled are few and scattered (a run at a time,
+          // KQRvKR's plies took 0.1 s longer). The sweep hands over the side's wins in n+1
+          // too: where the side's next wins are pushed, this ply's losses write them while it
+          // pulls, maybe before its scan reaches a position that wins in n, which an
+          // open-only scan would then skip (a race the pawn tables' test caught, the win a ply
+          // late).
+          const bool check = x == now || (pull_losses[s] && x == kUnknown);
+          const auto& other = t.v[opposite(s)];
+          bool moves = x == now, wins = false, lost = check && (n >= kFar || !is_late(s, idx));
           for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
             ++c.reads;
             const std::uint8_t y = load(other[child]);
@@ -1000,17 +1135,17 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
               if (exchange(t.v[s][idx], y, won)) {
                 ++c.wins[s];
-                return mark_candidates();
+                return mark_candidates(s, idx, p, c);
               } else {
                 y = load(t.v[s][idx]);
               }
             return;
           }
-          if (lost && moves) return lose();
+          if (lost && moves) return lose(s, idx, x, p, c);
           if (x == now) exchange(t.v[s][idx], now, kUnknown);
         },
         t.active[n & 1].data(), {pull[0] || pull_losses[0], pull[1] || pull_losses[1]},
-        opt.progress, also);
+        opt.progress, also, check_run, {t.m > 0 && !pull[0], t.m > 0 && !pull[1]});
     std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
     for (int s = 0; s < 2; ++s)
       open[static_cast<std::size_t>(s)] -=

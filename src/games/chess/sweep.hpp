@@ -3,15 +3,17 @@
 // builds one (its public description and source read, none of it copied). Every piece sits on
 // its own 6 bits, so a move is an index difference; illegal positions are marked once, so no move
 // or unmove tests legality; there are no counters: the parents of a win become loss candidates,
-// and a candidate is checked by generating its moves forward and reading the other side's table;
-// every ply is one sweep of both sides' tables (of the chunks where it has work), and a side's
-// wins are pulled from its open positions instead of pushed from the other side's losses where
-// that reads less, as its losses are (every open position checked, no candidates marked from
-// the other side's wins). It computes the distance to conversion (capture, pawn move or mate), the
-// DTZ under the 50-move rule: a conversion into a value beyond the 100-ply horizon (a cursed win or
-// blessed loss of the child) counts as 101 plies, as values.hpp's Best counts it, so a position
-// with such a conversion wins at ply 101 unless it wins sooner, or cannot lose before ply 101
-// (two bitmaps, applied before that ply). It declines a table whose distances outgrow its codes
+// and a candidate is checked by reading the other side's table where its moves lead, for the 64
+// positions of a run (only the last piece on another square) at once, since a move of another
+// piece leads all of them into one run of that table; every ply is one sweep of both sides'
+// tables (of the chunks where it has work), and a side's wins are pulled from its open positions
+// instead of pushed from the other side's losses where that reads less, as its losses are (every
+// open position checked, no candidates marked from the other side's wins). It computes the
+// distance to conversion (capture, pawn move or mate), the DTZ under the 50-move rule: a
+// conversion into a value beyond the 100-ply horizon (a cursed win or blessed loss of the child)
+// counts as 101 plies, as values.hpp's Best counts it, so a position with such a conversion wins
+// at ply 101 unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before
+// that ply). It declines a table whose distances outgrow its codes
 // (248 plies), which the generic kernel then builds. In a pawn segment, the pushes read
 // what the sweep kept of the segment a rank (two ranks) ahead (Game::own_kernel, sweep.cpp), the
 // other pawn moves read the finished segments through the driver. docs/CHESS.md measures it;
