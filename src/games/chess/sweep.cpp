@@ -1101,16 +1101,16 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     const Counts k = sweep(
         t, now, visit,
         [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
-          const Pos p = decode(t, idx);
           // A side whose wins are not pulled has its positions checked by check_run (KvK,
           // whose sweep has no runs, has no candidates), and is handed its wins in n, which
           // mark their parents, and values with nothing to do (a draw by capture, the next
           // ply's candidate).
           if (!pull[s]) {
             assert(t.m > 0 || (x != now && !pull_losses[s]));
-            if (x == won) mark_candidates(s, idx, p, c);
+            if (x == won) mark_candidates(s, idx, decode(t, idx), c);
             return;
           }
+          const Pos p = decode(t, idx);
           // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
           // (where losses are pulled, an unknown position too) without one loses if every
           // move reaches a win, as check_run's do. Position by position, as the positions
