@@ -441,6 +441,14 @@ Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& bod
     if (active && !open[s] && !load(active[c])) continue;
     auto& v = t.v[s];
     const std::uint64_t lo = (c % chunks) * kChunk, hi = std::min(size, lo + kChunk);
+    // What is handed over: on an open side, the open values and also[s]; on another, a and b[s].
+    // As lanes of 32 bytes, and as one byte read again.
+    auto open_lanes = [&](const V32& x, Lanes& hit) {
+      hit = (x == 0) | ((x >= 3) & (x <= 5)) | (x == also[s]);
+    };
+    auto open_match = [&](std::uint8_t x) { return is_open(x) || x == also[s]; };
+    auto exact_lanes = [&](const V32& x, Lanes& hit) { hit = (x == a) | (x == b[s]); };
+    auto exact_match = [&](std::uint8_t x) { return x == a || x == b[s]; };
     // One loop per kind of match, so the lanes' test is not chosen again for every 32 bytes.
     auto scan = [&](auto lanes, auto matches) {
       for (std::uint64_t w = lo; w < hi; w += 32) {
@@ -466,15 +474,15 @@ Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& bod
         for (std::size_t h = 0; h < 2; ++h) {
           const V32& y = x[h];
           const Lanes to_check = open[s] ? (y == a) | (y == kUnknown) : y == a;
-          const Lanes handed =
-              open[s] ? (y == 0) | ((y >= 3) & (y <= 5)) | (y == also[s]) : (y == a) | (y == b[s]);
+          Lanes handed;
+          open[s] ? open_lanes(y, handed) : exact_lanes(y, handed);
           checked |= std::uint64_t{high_bits(to_check)} << (32 * h);
           rest |= std::uint64_t{high_bits(handed)} << (32 * h);
         }
         for (std::uint64_t bits = rest & ~checked; bits; bits &= bits - 1) {
           const std::uint64_t idx = w + static_cast<std::uint64_t>(std::countr_zero(bits));
           const std::uint8_t y = load(v[idx]);
-          if (open[s] ? is_open(y) || y == also[s] : y == a || y == b[s]) body(s, idx, y, total);
+          if (open[s] ? open_match(y) : exact_match(y)) body(s, idx, y, total);
         }
         if (checked) {
           std::uint8_t bytes[64];
@@ -482,13 +490,11 @@ Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& bod
           run_body(s, w, checked, bytes, total);
         }
       }
-    } else if (open[s])
-      scan([&](const V32& x,
-               Lanes& hit) { hit = (x == 0) | ((x >= 3) & (x <= 5)) | (x == also[s]); },
-           [&](std::uint8_t x) { return is_open(x) || x == also[s]; });
-    else
-      scan([&](const V32& x, Lanes& hit) { hit = (x == a) | (x == b[s]); },
-           [&](std::uint8_t x) { return x == a || x == b[s]; });
+    } else if (open[s]) {
+      scan(open_lanes, open_match);
+    } else {
+      scan(exact_lanes, exact_match);
+    }
   }
   Counts total;
   for (const Part& p : parts) total += p.counts;
@@ -1069,17 +1075,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           add_move(classify(other + t.king_moved(base, wk, bk, p.sq.data())), ~bit(to));
           continue;
         }
-        // The board turns: the last piece on q stands on image(q) in the child's run.
+        // The board turns: the last piece on q stands on image(q) in the child's run, whose
+        // bytes are gathered in the run's order.
         const std::uint64_t at = t.index(wk, bk, p.sq.data()) & ~std::uint64_t{63};
         const std::uint8_t* image = &kKp.image[static_cast<std::size_t>(kKp.sym[pair]) * 64];
-        ++c.reads;
-        Children ch;
-        for (int sq = 0; sq < 64; ++sq) {
-          const std::uint8_t y = load(other[at + image[sq]]);
-          ch.legal |= std::uint64_t{y != kIllegal} << sq;
-          ch.won |= std::uint64_t{y >= kWonEarlier && y <= bound} << sq;
-        }
-        add_move(ch, ~bit(to));
+        alignas(32) std::array<std::uint8_t, 64> turned;  // load32 reads it as words
+        for (std::size_t sq = 0; sq < 64; ++sq) turned[sq] = load(other[at + image[sq]]);
+        add_move(classify(turned.data()), ~bit(to));
       }
       for (std::uint64_t bits = todo; bits; bits &= bits - 1) {
         const int q = std::countr_zero(bits);
