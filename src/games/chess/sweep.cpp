@@ -413,10 +413,12 @@ inline std::uint32_t high_bits(const Lanes& hit) {
 // before its sweep or acted on by the thread that writes them.) Where `active` is given, only the
 // chunks it flags are read (a flag per side and chunk, side-major, as Table::activate sets them),
 // but on an open side every chunk. On an open side s, a value equal to also[s] is handed to body
-// too. On a side s whose by_run[s] is set (in a table with pieces besides the kings), the values
-// equal to a, and on an open side the unknown ones, are not handed to body but to
-// run_body(side, first index of the run, their bits in the run, the run's 64 bytes as read,
-// counts), once per run of 64 indices (in which only the last piece moves).
+// too. On a side s whose by_run[s] is not Runs::none (in a table with pieces besides the kings),
+// some values are not handed to body but to run_body(side, first index of the run, their bits in
+// the run, the run's 64 bytes as read, counts), once per run of 64 indices (in which only the last
+// piece moves): with Runs::checks, those equal to a, and on an open side the unknown ones; with
+// Runs::all, every value that body would have been handed.
+enum class Runs : std::uint8_t { none, checks, all };
 struct NoRuns {
   void operator()(Color, std::uint64_t, std::uint64_t, const std::uint8_t*, Counts&) const {}
 };
@@ -424,7 +426,7 @@ template <class Body, class RunBody = NoRuns>
 Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& body,
              const std::uint8_t* active = nullptr, std::array<bool, 2> open = {},
              Progress* progress = nullptr, std::array<std::uint8_t, 2> also = {},
-             RunBody&& run_body = {}, std::array<bool, 2> by_run = {}) {
+             RunBody&& run_body = {}, std::array<Runs, 2> by_run = {}) {
   const std::uint64_t size = t.padded(), chunks = t.chunks();
   // Each thread's counts on a cache line of its own, summed at the end: not an OpenMP reduction
   // of Counts, whose combining step takes a lock that libomp 14 crashed in under ThreadSanitizer
@@ -463,8 +465,9 @@ Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& bod
         }
       }
     };
-    if (by_run[s]) {
+    if (by_run[s] != Runs::none) {
       assert(t.m > 0);  // so size, and with it hi, is a multiple of 64 too
+      const bool all = by_run[s] == Runs::all;
       // lo and hi are multiples of 64 (kChunk is), so the runs are whole.
       for (std::uint64_t w = lo; w < hi; w += 64) {
         std::array<V32, 2> x;
@@ -473,9 +476,9 @@ Counts sweep(Table& t, std::uint8_t a, std::array<std::uint8_t, 2> b, Body&& bod
         std::uint64_t checked = 0, rest = 0;
         for (std::size_t h = 0; h < 2; ++h) {
           const V32& y = x[h];
-          const Lanes to_check = open[s] ? (y == a) | (y == kUnknown) : y == a;
           Lanes handed;
           open[s] ? open_lanes(y, handed) : exact_lanes(y, handed);
+          const Lanes to_check = all ? handed : open[s] ? (y == a) | (y == kUnknown) : y == a;
           checked |= std::uint64_t{high_bits(to_check)} << (32 * h);
           rest |= std::uint64_t{high_bits(handed)} << (32 * h);
         }
@@ -886,6 +889,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   // not a candidate has no move into a win, so its first move ends the check, about kMarkReads
   // times cheaper than a parent's marking (KQRvKR read 17-30 parents per win).
   constexpr std::uint64_t kMarkReads = 6;
+  // A pulled side is checked a run at a time where more than one position in kDense is open
+  // (where fewer are, most runs hold one or two, and a run's reads cost each more than one
+  // position's: pulling all of KQRvKR's sides by runs took its plies 0.1 s longer). Pulling a
+  // side's wins so reads all the moves of each of its runs, which took about as long as pushing
+  // kRunPull losses a run (KRPvKR_w7's white wins in 3 read faster pulled, from 7.6 M losses
+  // on 0.9 M runs, and KRPvKR_w6's slower, from 3.2 M).
+  constexpr std::uint64_t kDense = 8, kRunPull = 6;
   std::array<std::uint64_t, 2> open{}, seeds{};
   for (int s = 0; s < 2; ++s) {
     std::uint64_t opened = 0, seeded = 0;
@@ -898,6 +908,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     open[static_cast<std::size_t>(s)] = opened;
     seeds[static_cast<std::size_t>(s)] = seeded;
   }
+  auto dense_open = [&](Color s) { return open[s] * kDense >= t.padded(); };
   std::array<bool, 2> pull{}, pull_next{};  // side s's wins of this ply / the next are pulled
   std::array<bool, 2> pull_losses{}, pull_losses_next{};  // and its losses
   Counts all, last, before_last;                          // the last two plies
@@ -947,13 +958,30 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                              made[black], kFar));
     }
     pull = pull_next;
-    for (const Color s : {white, black})
-      pull_next[s] =
-          open[s] < std::max(before_last.losses[opposite(s)], last.marked[opposite(s)] / 3) &&
-          !(far && n + 1 == kFar);
     pull_losses = pull_losses_next;
-    for (const Color s : {white, black})
-      pull_losses_next[opposite(s)] = !pull[s] && seeds[s] * kMarkReads > open[opposite(s)];
+    // Where a pulled side's open positions are dense, they are checked a run at a time, as the
+    // candidates of a side whose wins are pushed are: KQRvKR's ply 3, pulled so, read 56 M runs
+    // where pushing its wins from 17.7 M losses read 440 M parents.
+    std::array<bool, 2> dense{};
+    for (const Color s : {white, black}) dense[s] = pull[s] && t.m > 0 && dense_open(s);
+    // Two choices are left to the end of the sweep, where what they weigh has been counted, as
+    // neither can be estimated before it: side s's wins in n+1 (pulled or pushed), where the
+    // other side's losses in n are found by checking every open position, not from candidates;
+    // and the other side's losses in n+1 (pulled or marked), where s's wins in n are pulled by
+    // runs. Meanwhile neither is pushed nor marked during the sweep; what is chosen is done by a
+    // pass over the ply's losses or wins after it.
+    std::array<bool, 2> defer_pull{}, defer_marks{};
+    for (const Color s : {white, black}) {
+      defer_pull[s] = t.m > 0 && pull_losses[opposite(s)] && !(far && n + 1 == kFar);
+      pull_next[s] = defer_pull[s] || (open[s] < std::max(before_last.losses[opposite(s)],
+                                                          last.marked[opposite(s)] / 3) &&
+                                       !(far && n + 1 == kFar));
+    }
+    for (const Color s : {white, black}) {
+      defer_marks[opposite(s)] = dense[s];
+      pull_losses_next[opposite(s)] =
+          dense[s] || (!pull[s] && seeds[s] * kMarkReads > open[opposite(s)]);
+    }
     const int b = t.base;
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
                        bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
@@ -997,22 +1025,48 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       ++c.losses[s];
       if (!pull_next[opposite(s)]) mark_wins(t, idx, p, s, n, c);
     };
+    // Side s's open position p at idx wins in n (pulled: a move reaches a loss in n-1), unless
+    // another thread made it a win or a loss meanwhile. The sweep hands over the side's wins in
+    // n+1 too: where the side's next wins are pushed, this ply's losses write them while it
+    // pulls, maybe before its scan reaches a position that wins in n, which an open-only scan
+    // would then skip (a race the pawn tables' test caught, the win a ply late).
+    auto win_now = [&](Color s, std::uint64_t idx, const Pos& p, Counts& c) {
+      for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);
+           y = load(t.v[s][idx]))
+        if (exchange(t.v[s][idx], y, won)) {
+          ++c.wins[s];
+          return mark_candidates(s, idx, p, c);
+        }
+    };
+    // The position p of a run (decode_run's) with the last piece on q.
+    auto place = [&](Pos p, int q) {
+      const auto lp = static_cast<std::size_t>(t.m - 1);
+      p.sq[lp] = q;
+      p.occ |= bit(q);
+      p.side[t.colour[lp]] |= bit(q);
+      return p;
+    };
     // The checks of a run of 64 positions of side s in which only the last piece moves (todo:
-    // their bits; xs: the run's bytes as the sweep read them), on a side whose wins are not
-    // pulled. A candidate (x == now; where the side's losses are pulled, an unknown position
-    // too) loses in n if every legal quiet move reaches a win within n-1 plies; unless it is
-    // late (before ply kFar), or unknown without a legal quiet move (a stalemate: a position
-    // whose every capture loses lost in ply 1). Otherwise a candidate becomes unknown again.
+    // their bits; xs: the run's bytes as the sweep read them). A candidate (x == now; where the
+    // side's losses are pulled, an unknown position too) loses in n if every legal quiet move
+    // reaches a win within n-1 plies; unless it is late (before ply kFar), or unknown without a
+    // legal quiet move (a stalemate: a position whose every capture loses lost in ply 1).
+    // Otherwise a candidate becomes unknown again. Where the side's wins are pulled (dense),
+    // todo holds every open position, and one wins in n if a move reaches a loss in n-1.
     // A move of a piece but the last one, or of the king, takes every position of the run to
     // one run of the other side's table (permuted where a king's move turns the board), so one
     // 64-byte read serves them all; the last piece's moves stay in the run, whose 64 children
     // are read once, and each position intersects its moves with them. A move refutes the
     // loss of the positions for which it is legal and whose child is neither illegal nor won
-    // within n-1 plies; the moves are read until every position of the run is refuted.
+    // within n-1 plies; the moves are read until every position of the run is refuted (where
+    // wins are pulled, until every one wins: one that does not reads all its moves).
     // Position by position, generating and reading each one's moves in turn, KRPvKR's plies
     // took 11.7 s and KQRvKR's 7.0 s, against 7.3 and 4.3 s (docs/CHESS.md).
-    auto check_run = [&](Color s, std::uint64_t base, std::uint64_t todo, const std::uint8_t* xs,
-                         Counts& c) {
+    // Made twice, for pushed and pulled wins (pulls: std::bool_constant), so that the checks of
+    // a side whose wins are pushed, most of a table's, test nothing for the pulled ones.
+    auto check_run_as = [&](auto pulls_as, Color s, std::uint64_t base, std::uint64_t todo,
+                            const std::uint8_t* xs, Counts& c) {
+      constexpr bool pulls = decltype(pulls_as)::value;
       Pos p;
       [[maybe_unused]] const bool placed = decode_run(t, base, p);
       assert(placed);  // else every byte of the run is illegal, none to check
@@ -1020,11 +1074,18 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       const auto lp = static_cast<std::size_t>(t.m - 1);
       const Color lc = t.colour[lp];
       const Bitboard occ = p.occ;
-      // Per square q of the last piece: a legal quiet move, a refutation.
-      std::uint64_t moving = 0, refuted = 0;
-      // A child run's legal squares (children), and those won within n-1 plies.
+      // Per square q of the last piece: a legal quiet move, a refutation, a move into a loss
+      // within n-1 plies (where pulled).
+      std::uint64_t moving = 0, refuted = 0, winning = 0;
+      // Whether some position of the run is still to be decided by more moves.
+      auto pending = [&] {
+        if constexpr (pulls) return (todo & ~winning) != 0;
+        return (todo & ~refuted) != 0;
+      };
+      // A child run's legal squares (children), those won within n-1 plies, and those lost
+      // within n-1 plies (where pulled).
       struct Children {
-        std::uint64_t legal = 0, won = 0;
+        std::uint64_t legal = 0, won = 0, lost = 0;
       };
       auto classify = [&](const std::uint8_t* at) {
         ++c.reads;
@@ -1036,6 +1097,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           const int sh = static_cast<int>(32 * h);
           ch.legal |= std::uint64_t{high_bits(y[h] != kIllegal)} << sh;
           ch.won |= std::uint64_t{high_bits((y[h] >= kWonEarlier) & (y[h] <= bound))} << sh;
+          if constexpr (pulls)
+            ch.lost |= std::uint64_t{high_bits((y[h] >= kLostEarlier) & (y[h] <= lost_before))}
+                       << sh;
         }
         return ch;
       };
@@ -1043,6 +1107,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       auto add_move = [&](const Children& ch, std::uint64_t valid) {
         moving |= valid & ch.legal;
         refuted |= valid & ch.legal & ~ch.won;
+        if constexpr (pulls) winning |= valid & ch.lost;
       };
       if (lc == s) {  // the last piece's moves, into this run of the other side's table
         const Children ch = classify(other + base);
@@ -1051,23 +1116,22 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           const Bitboard to = attacks(t.type[lp], q, occ) & ~occ;
           moving |= (to & ch.legal) ? bit(q) : 0;
           refuted |= (to & ch.legal & ~ch.won) ? bit(q) : 0;
+          if constexpr (pulls) winning |= (to & ch.lost) ? bit(q) : 0;
         }
       }
       // The other pieces' moves: the last piece on a square between blocks a move, and on the
       // square moved to, it makes the move a capture.
-      for (std::size_t i = 0; i < lp && (todo & ~refuted); ++i) {
+      for (std::size_t i = 0; i < lp && pending(); ++i) {
         if (t.colour[i] != s) continue;
         const int from = p.sq[i];
-        for (Bitboard q = attacks(t.type[i], from, occ) & ~occ; q && (todo & ~refuted);
-             q &= q - 1) {
+        for (Bitboard q = attacks(t.type[i], from, occ) & ~occ; q && pending(); q &= q - 1) {
           const int to = std::countr_zero(q);
           add_move(classify(other + t.moved(base, static_cast<int>(i), from, to)),
                    ~(between(from, to) | bit(to)));
         }
       }
       const int k = s == white ? p.wk : p.bk, away = s == white ? p.bk : p.wk;
-      for (Bitboard q = king_attacks(k) & ~occ & ~king_attacks(away); q && (todo & ~refuted);
-           q &= q - 1) {
+      for (Bitboard q = king_attacks(k) & ~occ & ~king_attacks(away); q && pending(); q &= q - 1) {
         const int to = std::countr_zero(q);
         const int wk = s == white ? to : p.wk, bk = s == white ? p.bk : to;
         const auto pair = static_cast<std::size_t>(wk * 64 + bk);
@@ -1087,72 +1151,122 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         const int q = std::countr_zero(bits);
         const std::uint64_t idx = base + static_cast<std::uint64_t>(q);
         const std::uint8_t x = xs[q];
-        if (!(refuted >> q & 1) && (x == now || (moving >> q & 1)) &&
-            (n >= kFar || !is_late(s, idx))) {
-          Pos at = p;
-          at.sq[lp] = q;
-          at.occ |= bit(q);
-          at.side[lc] |= bit(q);
-          lose(s, idx, x, at, c);
+        // Where wins are pushed, todo holds only the positions to check.
+        const bool check = !pulls || x == now || (pull_losses[s] && x == kUnknown);
+        if (pulls && (winning >> q & 1)) {
+          win_now(s, idx, place(p, q), c);
+        } else if (check && !(refuted >> q & 1) && (x == now || (moving >> q & 1)) &&
+                   (n >= kFar || !is_late(s, idx))) {
+          lose(s, idx, x, place(p, q), c);
         } else if (x == now) {
           exchange(t.v[s][idx], now, kUnknown);
         }
       }
     };
+    auto check_run = [&](Color s, std::uint64_t base, std::uint64_t todo, const std::uint8_t* xs,
+                         Counts& c) {
+      if (pull[s])
+        check_run_as(std::true_type{}, s, base, todo, xs, c);
+      else
+        check_run_as(std::false_type{}, s, base, todo, xs, c);
+    };
+    // How the sweep hands a side's positions over: a run at a time where its wins are not
+    // pulled, or pulled from dense open positions.
+    auto runs = [&](Color s) {
+      return t.m == 0 ? Runs::none : !pull[s] ? Runs::checks : dense[s] ? Runs::all : Runs::none;
+    };
     const auto ply_start = Clock::now();
-    const Counts k = sweep(
-        t, now, visit,
-        [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
-          // A side whose wins are not pulled has its positions checked by check_run (KvK,
-          // whose sweep has no runs, has no candidates), and is handed its wins in n, which
-          // mark their parents, and values with nothing to do (a draw by capture, the next
-          // ply's candidate).
-          if (!pull[s]) {
-            assert(t.m > 0 || (x != now && !pull_losses[s]));
-            if (x == won) mark_candidates(s, idx, decode(t, idx), c);
-            return;
-          }
-          const Pos p = decode(t, idx);
-          // Pulled: an open position wins in n if a move reaches a loss in n-1; a candidate
-          // (where losses are pulled, an unknown position too) without one loses if every
-          // move reaches a win, as check_run's do. Position by position, as the positions
-          // still open on a side whose wins are pulled are few and scattered (a run at a time,
-          // KQRvKR's plies took 0.1 s longer). The sweep hands over the side's wins in n+1
-          // too: where the side's next wins are pushed, this ply's losses write them while it
-          // pulls, maybe before its scan reaches a position that wins in n, which an
-          // open-only scan would then skip (a race the pawn tables' test caught, the win a ply
-          // late).
-          const bool check = x == now || (pull_losses[s] && x == kUnknown);
-          const auto& other = t.v[opposite(s)];
-          bool moves = x == now, wins = false, lost = check && (n >= kFar || !is_late(s, idx));
-          for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
-            ++c.reads;
-            const std::uint8_t y = load(other[child]);
-            moves = moves || y != kIllegal;
-            wins = is_loss(y) && y <= lost_before;
-            lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
-            return !wins;
-          });
-          if (wins) {
-            for (std::uint8_t y = load(t.v[s][idx]); is_open(y) || y == win(n + 1 - b);)
-              if (exchange(t.v[s][idx], y, won)) {
-                ++c.wins[s];
-                return mark_candidates(s, idx, p, c);
-              } else {
-                y = load(t.v[s][idx]);
-              }
-            return;
-          }
-          if (lost && moves) return lose(s, idx, x, p, c);
-          if (x == now) exchange(t.v[s][idx], now, kUnknown);
-        },
-        t.active[n & 1].data(), {pull[0] || pull_losses[0], pull[1] || pull_losses[1]},
-        opt.progress, also, check_run, {t.m > 0 && !pull[0], t.m > 0 && !pull[1]});
+    Counts k = sweep(t, now, visit,
+                     [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
+                       // A side whose wins are not pulled has its positions checked by check_run
+                       // (KvK, whose sweep has no runs, has no candidates), and is handed its wins
+                       // in n, which mark their parents, and values with nothing to do (a draw by
+                       // capture, the next ply's candidate).
+                       if (!pull[s]) {
+                         assert(t.m > 0 || (x != now && !pull_losses[s]));
+                         if (x == won) mark_candidates(s, idx, decode(t, idx), c);
+                         return;
+                       }
+                       const Pos p = decode(t, idx);
+                       // Pulled, where the side's open positions are few and scattered (else
+                       // check_run pulls): an open position wins in n if a move reaches a loss in
+                       // n-1; a candidate (where losses are pulled, an unknown position too)
+                       // without one loses if every move reaches a win, as check_run's do.
+                       const bool check = x == now || (pull_losses[s] && x == kUnknown);
+                       const auto& other = t.v[opposite(s)];
+                       bool moves = x == now, wins = false,
+                            lost = check && (n >= kFar || !is_late(s, idx));
+                       for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
+                         ++c.reads;
+                         const std::uint8_t y = load(other[child]);
+                         moves = moves || y != kIllegal;
+                         wins = is_loss(y) && y <= lost_before;
+                         lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
+                         return !wins;
+                       });
+                       if (wins) return win_now(s, idx, p, c);
+                       if (lost && moves) return lose(s, idx, x, p, c);
+                       if (x == now) exchange(t.v[s][idx], now, kUnknown);
+                     },
+                     t.active[n & 1].data(), {pull[0] || pull_losses[0], pull[1] || pull_losses[1]},
+                     opt.progress, also, check_run, {runs(white), runs(black)});
     std::fill(t.active[n & 1].begin(), t.active[n & 1].end(), 0);
-    for (int s = 0; s < 2; ++s)
-      open[static_cast<std::size_t>(s)] -=
-          std::min(open[static_cast<std::size_t>(s)],
-                   k.wins[static_cast<std::size_t>(s)] + k.losses[static_cast<std::size_t>(s)]);
+    for (const Color s : {white, black}) open[s] -= std::min(open[s], k.wins[s] + k.losses[s]);
+    // The choices left to the end of the sweep. Side s's wins in n+1: pulled where the next ply
+    // would take less time than pushing them from the other side's losses in n (by runs, as
+    // long as pushing kRunPull losses a run; position by position, about one loss a position,
+    // as at the start of a ply); else pushed now.
+    std::array<bool, 2> push_now{}, mark_now{};
+    for (const Color s : {white, black}) {
+      if (!defer_pull[s]) continue;
+      const std::uint64_t losses = k.losses[opposite(s)];
+      pull_next[s] = dense_open(s) ? losses > t.padded() / 64 * kRunPull : losses > open[s];
+      push_now[s] = !pull_next[s] && losses > 0;
+    }
+    // The other side's losses in n+1 where s's wins in n were pulled by runs: pulled where
+    // marking would read more than checking every open position (as at the start of a ply,
+    // with s's wins in n for the seeds); else marked now.
+    for (const Color s : {white, black}) {
+      if (!defer_marks[opposite(s)]) continue;
+      const std::uint64_t wins = k.wins[s] - k.pushed[s];
+      pull_losses_next[opposite(s)] = wins * kMarkReads > open[opposite(s)];
+      mark_now[s] = !pull_losses_next[opposite(s)] && wins > 0;
+    }
+    if (push_now[white] || push_now[black] || mark_now[white] || mark_now[black]) {
+      // One pass for both: the losses in n of a side o push wins into s = opposite(o), the
+      // wins in n of s mark candidates in o; each writes only the other side's open values.
+      const std::uint8_t lost_now = loss(n - b);
+      // Handed both codes where both are wanted, a run at a time (a position decoded once a
+      // run); the body takes what its side is for.
+      const std::uint8_t a = push_now[white] || push_now[black] ? lost_now : won;
+      auto act = [&](Color s, std::uint64_t idx, std::uint8_t x, const Pos& p, Counts& c) {
+        if (x == won && mark_now[s])
+          mark_candidates(s, idx, p, c);
+        else if (x == lost_now && push_now[opposite(s)])
+          mark_wins(t, idx, p, s, n, c);
+      };
+      // Only the sides that act are read.
+      std::vector<std::uint8_t> sides(2 * t.chunks(), 0);
+      for (const Color s : {white, black})
+        if (mark_now[s] || push_now[opposite(s)])
+          std::fill_n(sides.begin() + static_cast<std::ptrdiff_t>(s * t.chunks()), t.chunks(), 1);
+      const Counts more = sweep(
+          t, a, {mark_now[white] ? won : lost_now, mark_now[black] ? won : lost_now},
+          [&](Color, std::uint64_t, std::uint8_t, Counts&) { assert(false); }, sides.data(), {},
+          nullptr, {},
+          [&](Color s, std::uint64_t base, std::uint64_t bits, const std::uint8_t* xs, Counts& c) {
+            Pos p;
+            [[maybe_unused]] const bool placed = decode_run(t, base, p);
+            assert(placed);  // else every byte of the run is illegal, none handed
+            for (; bits; bits &= bits - 1) {
+              const int q = std::countr_zero(bits);
+              act(s, base + static_cast<std::uint64_t>(q), xs[q], place(p, q), c);
+            }
+          },
+          {Runs::all, Runs::all});
+      for (const Color s : {white, black}) open[s] -= std::min(open[s], more.wins[s]);
+      k += more;
+    }
     all += k;
     before_last = last;
     last = k;
@@ -1162,7 +1276,8 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           "{} ply {}: losses {}/{}, wins {}/{} (white/black to move), {} candidates, open {}/{}, "
           "wins pulled:{}{}, losses pulled:{}{}; {} reads, {:.3f} s",
           t.name, n, k.losses[white], k.losses[black], k.wins[white], k.wins[black], k.all_marked(),
-          open[white], open[black], pull[white] ? " white" : "", pull[black] ? " black" : "",
+          open[white], open[black], pull[white] ? dense[white] ? " white (runs)" : " white" : "",
+          pull[black] ? dense[black] ? " black (runs)" : " black" : "",
           pull_losses[white] ? " white" : "", pull_losses[black] ? " black" : "", k.reads,
           std::chrono::duration<double>(Clock::now() - ply_start).count()));
     if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0 && !pull_losses_next[white] &&
