@@ -960,8 +960,8 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     pull = pull_next;
     pull_losses = pull_losses_next;
     // Where a pulled side's open positions are dense, they are checked a run at a time, as the
-    // candidates of a side whose wins are pushed are: KQRvKR's ply 3, pulled so, read 56 M runs
-    // where pushing its wins from 17.7 M losses read 440 M parents.
+    // candidates of a side whose wins are pushed are: KQRvKR's White wins in 3, pulled so
+    // instead of pushed from Black's 17.7 M losses in 2, took its plies 2-3 from 1.61 s to 0.69 s.
     std::array<bool, 2> dense{};
     for (const Color s : {white, black}) dense[s] = pull[s] && t.m > 0 && dense_open(s);
     // Two choices are left to the end of the sweep, where what they weigh has been counted, as
@@ -970,18 +970,16 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     // and the other side's losses in n+1 (pulled or marked), where s's wins in n are pulled by
     // runs. Meanwhile neither is pushed nor marked during the sweep; what is chosen is done by a
     // pass over the ply's losses or wins after it.
-    std::array<bool, 2> defer_pull{}, defer_marks{};
+    std::array<bool, 2> defer_pull{};  // and the other side's marks where dense[s]
     for (const Color s : {white, black}) {
       defer_pull[s] = t.m > 0 && pull_losses[opposite(s)] && !(far && n + 1 == kFar);
       pull_next[s] = defer_pull[s] || (open[s] < std::max(before_last.losses[opposite(s)],
                                                           last.marked[opposite(s)] / 3) &&
                                        !(far && n + 1 == kFar));
     }
-    for (const Color s : {white, black}) {
-      defer_marks[opposite(s)] = dense[s];
+    for (const Color s : {white, black})
       pull_losses_next[opposite(s)] =
           dense[s] || (!pull[s] && seeds[s] * kMarkReads > open[opposite(s)]);
-    }
     const int b = t.base;
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
                        bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
@@ -1227,7 +1225,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     // marking would read more than checking every open position (as at the start of a ply,
     // with s's wins in n for the seeds); else marked now.
     for (const Color s : {white, black}) {
-      if (!defer_marks[opposite(s)]) continue;
+      if (!dense[s]) continue;
       const std::uint64_t wins = k.wins[s] - k.pushed[s];
       pull_losses_next[opposite(s)] = wins * kMarkReads > open[opposite(s)];
       mark_now[s] = !pull_losses_next[opposite(s)] && wins > 0;
