@@ -68,6 +68,7 @@ class LargeArray {
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
   T& operator[](std::size_t i) noexcept { return data_[i]; }
   const T& operator[](std::size_t i) const noexcept { return data_[i]; }
   std::span<T> span() noexcept { return {data_, size_}; }

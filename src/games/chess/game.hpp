@@ -29,6 +29,7 @@
 #include "src/games/chess/index.hpp"
 #include "src/games/chess/material.hpp"
 #include "src/games/chess/values.hpp"
+#include "src/memory.hpp"
 
 namespace retra::chess {
 
@@ -174,7 +175,7 @@ class Game {
   // move leads to (and a double push, from the segment two ranks behind). The segment that reads
   // an entry last takes it out; a mutex guards the map, since a build may run segments at once.
   mutable std::mutex pushes_mutex_;
-  mutable std::map<int, std::shared_ptr<const std::vector<std::uint8_t>>> pushes_;
+  mutable std::map<int, std::shared_ptr<const LargeArray<std::uint8_t>>> pushes_;
 };
 
 }  // namespace retra::chess

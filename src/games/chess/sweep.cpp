@@ -680,9 +680,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     for (int j = 0; j < t.m; ++j)
       may_reach_beyond |= t.sub[static_cast<std::size_t>(j)]->longest > kHorizon;
     if (may_reach_beyond || t.pawn_moves)
-      for (int s = 0; s < 2; ++s) {
-        t.cursed[s].assign(t.padded() / 64 + 1, 0);
-        t.late[s].assign(t.padded() / 64 + 1, 0);
+      for (auto* bits : {&t.cursed[0], &t.cursed[1], &t.late[0], &t.late[1]}) {
+        auto a = LargeArray<std::uint64_t>::allocate(t.padded() / 64 + 1, t.huge_pages);
+        if (!a) return std::move(a).error();
+        *bits = std::move(*a);
       }
     progress_phase(opt.progress, opt.label + ": captures", t.size);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads) reduction(| : far)
@@ -1586,7 +1587,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // position's own index, since a push changes no digit of the sweep's layout.
   // The same for the double pushes from the pawn's start rank (`ahead2`): the segment two ranks
   // ahead kept its bytes for the one between, which leaves them in the map for this one.
-  std::shared_ptr<const std::vector<std::uint8_t>> ahead, ahead2;
+  std::shared_ptr<const LargeArray<std::uint8_t>> ahead, ahead2;
   std::vector<int> of;  // retra's slots' pieces of top (sweep::piece_of_slot), and the inverse
   std::array<std::size_t, 6> slot_of{};
   std::size_t ps = 0;  // the pawn's slot
@@ -1632,7 +1633,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     // the sweep just wrote; a caller handing other values through lower, as a test may, drops
     // them).
     auto take = [&](const Transition& tr, int steps, bool leave) {
-      std::shared_ptr<const std::vector<std::uint8_t>> kept;
+      std::shared_ptr<const LargeArray<std::uint8_t>> kept;
       const int rank = top.pawn_rank + steps * dir / 8;
       if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip) return kept;
       {
@@ -1740,10 +1741,11 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   subs.clear();
   // The bytes kept of the segment ahead become this one's, where no one else holds them (the
   // map does while a double push still needs them): every byte is written below, so a new
-  // vector's zeroing and page faults are saved (0.04 s a segment of KRPvKR).
-  std::shared_ptr<std::vector<std::uint8_t>> spare;
+  // array's page faults are saved (0.04 s a segment of KRPvKR). A new one is mapped, not a
+  // vector, whose zeroing took a fault per 4 KiB page on one thread.
+  std::shared_ptr<LargeArray<std::uint8_t>> spare;
   if (ahead && ahead.use_count() == 1 && ahead->size() == top.size)
-    spare = std::const_pointer_cast<std::vector<std::uint8_t>>(std::move(ahead));
+    spare = std::const_pointer_cast<LargeArray<std::uint8_t>>(std::move(ahead));
   top.push_reach = nullptr;
   ahead.reset();
   ahead2.reset();
@@ -1751,7 +1753,12 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // not to move here leads to.
   const int behind = top.pawn_rank - dir / 8;
   if (top.pawned() && behind != 0 && behind != 7) {
-    auto kept = spare ? std::move(spare) : std::make_shared<std::vector<std::uint8_t>>(top.size);
+    if (!spare) {
+      auto a = LargeArray<std::uint8_t>::allocate(top.size, top.huge_pages);
+      if (!a) return std::move(a).error();
+      spare = std::make_shared<LargeArray<std::uint8_t>>(std::move(*a));
+    }
+    auto kept = std::move(spare);
     const Color them = opposite(pc);
     // By a table of the codes where they count from base 0, as they mostly do.
     std::array<std::uint8_t, 256> reach{};
