@@ -766,12 +766,37 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           std::memcpy(&hi, &v[base + 32], 32);
           legal = ~(high_bits(lo == ill) | std::uint64_t{high_bits(hi == ill)} << 32);
         }
-        // Where the pawn is this side's and its push promotes: the first promotion's children
-        // of the run's legal squares at once (promote_run), but where the push is blocked.
-        std::array<std::uint8_t, 64> promoted;
+        // Where the pawn is this side's and its push promotes: each promotion's children of
+        // the run's squares at once (promote_run), promotion k (Q R B N) on the squares where
+        // none before it wins: the queen's on every legal square but where the push is blocked,
+        // the others only where the push is also safe. (One lookup at a time, from pawn_moves,
+        // the under-promotions took most of KRPvKR_w7's extra 1.1 s of captures.)
+        std::array<std::array<std::uint8_t, 64>, 4> promoted;
+        std::array<std::uint64_t, 4> promoting{};  // the squares whose promotion k was read
         const bool promotes = t.pawned() && t.pawn_colour == s && t.promote_run &&
                               rank_of(push_to) == (s == white ? 7 : 0) && !(occ & bit(push_to));
-        if (promotes) t.promote_run(s, p, legal & ~bit(push_to), promoted.data());
+        if (promotes) {
+          std::uint64_t squares = legal & ~bit(push_to);
+          for (std::size_t k = 0; k < 4 && squares; ++k) {
+            promoting[k] = squares;
+            t.promote_run(s, p, static_cast<int>(k), squares, promoted[k].data());
+            for (std::uint64_t b = squares; b; b &= b - 1) {
+              const int q = std::countr_zero(b);
+              if (static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]) == Reach::loses)
+                squares &= ~bit(q);
+            }
+            if (k > 0) continue;
+            // Unsafe pushes are left out after the queen's (which reads every square, since
+            // most of them win).
+            Pos at = p;
+            for (std::uint64_t b = squares; b; b &= b - 1) {
+              const int q = std::countr_zero(b);
+              at.sq[last] = q;
+              at.occ = occ | bit(q);
+              if (!pawn_move_safe(t, at, s, push_to)) squares &= ~bit(q);
+            }
+          }
+        }
         for (; legal; legal &= legal - 1) {
           const int q = std::countr_zero(legal);
           const auto idx = base + static_cast<std::uint64_t>(q);
@@ -823,8 +848,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             } else {  // the pawn moves
               Conversions c;
               if ((pushes_kept || promotes) && !(moved.occ & bit(push_to)) &&
-                  pawn_move_safe(t, moved, s, push_to))
-                add(c, static_cast<Reach>(pushes_kept ? t.push_reach[idx] : promoted[q]));
+                  pawn_move_safe(t, moved, s, push_to)) {
+                if (pushes_kept)
+                  add(c, static_cast<Reach>(t.push_reach[idx]));
+                else  // up to the first that wins
+                  for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
+                    add(c, static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]));
+              }
               if (!c.wins && (!pushes_kept || other_moves || (pawn_takes >> q & 1)))
                 t.pawn_moves(s, idx, moved, c);
               captures |= c.any;
@@ -1663,9 +1693,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     top.push_reach = ahead ? ahead->data() : nullptr;
     // The first promotion of a run's positions: their indices first, then their lookups.
     if (top.pawn_rank == (pc == white ? 6 : 1))
-      top.promote_run = [&](Color side, const sweep::Pos& run, std::uint64_t squares,
+      top.promote_run = [&](Color side, const sweep::Pos& run, int k, std::uint64_t squares,
                             std::uint8_t* out) {
-        const Transition& tr = table.promote[ps][0];
+        const Transition& tr = table.promote[ps][static_cast<std::size_t>(k)];
         const int one = run.pawn + dir;
         assert(tr.target >= 0);  // a promotion leaves more than the kings
         std::array<std::uint8_t, kMaxPieces> sq = slot_squares(run);
@@ -1703,11 +1733,12 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       };
       const int last = side == white ? 7 : 0;
       const int one = p.pawn + dir;
-      // (Where the push is kept, the captures phase made it, from `ahead`.)
-      if (!(p.occ & bit(one)) && (rank_of(one) == last || !top.push_reach) && safe(one)) {
-        if (rank_of(one) == last)  // the first promotion from promote_run, where set
-          for (std::size_t k = top.promote_run ? 1 : 0; k < 4 && !c.wins; ++k)
-            see(table.promote[ps][k], one);
+      // (Where the push is kept, the captures phase made it, from `ahead`; where it promotes,
+      // from promote_run.)
+      const bool promotes = rank_of(one) == last;
+      if (!(p.occ & bit(one)) && (promotes ? !top.promote_run : !top.push_reach) && safe(one)) {
+        if (promotes)
+          for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.promote[ps][k], one);
         else
           see(table.push[ps][0], one);
       }

@@ -119,13 +119,14 @@ struct Table {
   // pawn_moves only where the pawn has other moves (a double push, a capture), which then leaves
   // the single push out; null where the push promotes or nothing was kept.
   const std::uint8_t* push_reach = nullptr;
-  // Where the single push promotes (the pawn on its seventh rank): the first promotion's child
-  // as a Reach, out[q] for each square q of the last piece in `squares` of the run at p, from
-  // one call per run (set by Game::own_kernel, which reads the children through lower): its
-  // lookups then run back to back and their cache misses overlap, as one per call to pawn_moves
-  // did not. The captures phase adds it where the push is free and safe, and pawn_moves then
-  // reads the other promotions only.
-  std::function<void(Color, const Pos&, std::uint64_t squares, std::uint8_t* out)> promote_run;
+  // Where the single push promotes (the pawn on its seventh rank): promotion k's child (0..3: Q,
+  // R, B, N) as a Reach, out[q] for each square q of the last piece in `squares` of the run at
+  // p, from one call per run (set by Game::own_kernel, which reads the children through lower):
+  // its lookups then run back to back and their cache misses overlap, as one per call to
+  // pawn_moves did not. The captures phase asks for each promotion where none before it wins
+  // and adds them where the push is free and safe; pawn_moves then leaves the push out.
+  std::function<void(Color, const Pos&, int k, std::uint64_t squares, std::uint8_t* out)>
+      promote_run;
   // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
   // write of a value for ply n+1 flags its chunk in active[(n+1) & 1]; ply n reads and then
   // clears active[n & 1], so ply n's writes and reads never meet in one array.
