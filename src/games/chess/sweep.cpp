@@ -1691,7 +1691,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     ahead = take(table.push[ps][0], 1, top.pawn_rank + dir / 8 == first_rank + 2 * dir / 8);
     if (top.pawn_rank == first_rank) ahead2 = take(table.push[ps][1], 2, false);
     top.push_reach = ahead ? ahead->data() : nullptr;
-    // The first promotion of a run's positions: their indices first, then their lookups.
+    // Promotion k of a run's positions: their indices first, then their lookups.
     if (top.pawn_rank == (pc == white ? 6 : 1))
       top.promote_run = [&](Color side, const sweep::Pos& run, int k, std::uint64_t squares,
                             std::uint8_t* out) {
