@@ -766,17 +766,24 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           std::memcpy(&hi, &v[base + 32], 32);
           legal = ~(high_bits(lo == ill) | std::uint64_t{high_bits(hi == ill)} << 32);
         }
-        // Where the pawn is this side's and its push promotes: each promotion's children of
-        // the run's squares at once (promote_run), promotion k (Q R B N) on the squares where
-        // none before it wins: the queen's on every legal square but where the push is blocked,
-        // the others only where the push is also safe. (One lookup at a time, from pawn_moves,
-        // the under-promotions took most of KRPvKR_w7's extra 1.1 s of captures.)
+        // Where the pawn is this side's and its push promotes: the squares of the last piece
+        // where the push is free and safe, and each promotion's children on them at once
+        // (promote_run), promotion k (Q R B N) where none before it wins. (One lookup at a time,
+        // from pawn_moves, the under-promotions took most of KRPvKR_w7's extra 1.1 s of
+        // captures.)
         std::array<std::array<std::uint8_t, 64>, 4> promoted;
         std::array<std::uint64_t, 4> promoting{};  // the squares whose promotion k was read
         const bool promotes = t.pawned() && t.pawn_colour == s && t.promote_run &&
                               rank_of(push_to) == (s == white ? 7 : 0) && !(occ & bit(push_to));
         if (promotes) {
-          std::uint64_t squares = legal & ~bit(push_to);
+          std::uint64_t squares = 0;
+          Pos at = p;
+          for (std::uint64_t b = legal & ~bit(push_to); b; b &= b - 1) {
+            const int q = std::countr_zero(b);
+            at.sq[last] = q;
+            at.occ = occ | bit(q);
+            if (pawn_move_safe(t, at, s, push_to)) squares |= bit(q);
+          }
           for (std::size_t k = 0; k < 4 && squares; ++k) {
             promoting[k] = squares;
             t.promote_run(s, p, static_cast<int>(k), squares, promoted[k].data());
@@ -784,16 +791,6 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               const int q = std::countr_zero(b);
               if (static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]) == Reach::loses)
                 squares &= ~bit(q);
-            }
-            if (k > 0) continue;
-            // Unsafe pushes are left out after the queen's (which reads every square, since
-            // most of them win).
-            Pos at = p;
-            for (std::uint64_t b = squares; b; b &= b - 1) {
-              const int q = std::countr_zero(b);
-              at.sq[last] = q;
-              at.occ = occ | bit(q);
-              if (!pawn_move_safe(t, at, s, push_to)) squares &= ~bit(q);
             }
           }
         }
@@ -847,14 +844,12 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               if (reach & bit(p.pawn)) see(child[pawn_taken(last + 1, p, s, p.sq)]);
             } else {  // the pawn moves
               Conversions c;
-              if ((pushes_kept || promotes) && !(moved.occ & bit(push_to)) &&
-                  pawn_move_safe(t, moved, s, push_to)) {
-                if (pushes_kept)
-                  add(c, static_cast<Reach>(t.push_reach[idx]));
-                else  // up to the first that wins
-                  for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
-                    add(c, static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]));
-              }
+              if (promotes)  // up to the first that wins, where the push is free and safe
+                for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
+                  add(c, static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]));
+              else if (pushes_kept && !(moved.occ & bit(push_to)) &&
+                       pawn_move_safe(t, moved, s, push_to))
+                add(c, static_cast<Reach>(t.push_reach[idx]));
               if (!c.wins && (!pushes_kept || other_moves || (pawn_takes >> q & 1)))
                 t.pawn_moves(s, idx, moved, c);
               captures |= c.any;

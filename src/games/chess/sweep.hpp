@@ -123,8 +123,8 @@ struct Table {
   // R, B, N) as a Reach, out[q] for each square q of the last piece in `squares` of the run at
   // p, from one call per run (set by Game::own_kernel, which reads the children through lower):
   // its lookups then run back to back and their cache misses overlap, as one per call to
-  // pawn_moves did not. The captures phase asks for each promotion where none before it wins
-  // and adds them where the push is free and safe; pawn_moves then leaves the push out.
+  // pawn_moves did not. The captures phase asks for each promotion on the squares where the push
+  // is free and safe and none before it wins; pawn_moves then leaves the push out.
   std::function<void(Color, const Pos&, int k, std::uint64_t squares, std::uint8_t* out)>
       promote_run;
   // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
