@@ -524,7 +524,9 @@ Ranges trial_pieces(const SegmentInfo& info) {
 
 // The estimated bytes of a whole segment whose stored ranges `prepare(first, len, out)`
 // produces, from `ranges`: under zstd at `level` (0: not estimated) and, with_rans, order-1 rANS.
-// keep: receives the prepared ranges.
+// keep: receives the prepared ranges; the ranges are prepared in its vectors, so a caller that
+// passes the same one to trials of the same ranges has them resized to the sizes they have
+// (nothing zeroed that is then overwritten: 16 MiB per order trial in a chess build).
 // blocks (optional; ranges of whole blocks only): blocks of this order already compressed at
 // `level`, by block number; the sample's are reused from it where their bytes are the same, and
 // added to it.
@@ -533,7 +535,9 @@ Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& rang
                                      int level, bool with_rans, const Prepare& prepare,
                                      std::vector<std::vector<std::uint8_t>>* keep = nullptr,
                                      CompressedBlocks* blocks = nullptr) {
-  std::vector<std::vector<std::uint8_t>> prepared(ranges.size());
+  std::vector<std::vector<std::uint8_t>> local;
+  std::vector<std::vector<std::uint8_t>>& prepared = keep ? *keep : local;
+  prepared.resize(ranges.size());
   int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : failed)
   for (std::size_t k = 0; k < ranges.size(); ++k)
@@ -555,7 +559,6 @@ Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& rang
   if (reuse && e)
     for (std::size_t k = 0; k < ranges.size(); ++k)
       blocks->add(ranges[k].first / info.block_entries, prepared[k], std::move(compressed[k]));
-  if (keep) *keep = std::move(prepared);
   return e;
 }
 
@@ -563,6 +566,9 @@ Result<SizeEstimate> sample_estimate(const SegmentInfo& info, const Ranges& rang
 // than index order (not worth a division per digit on every probe). From the least significant
 // place up, each round tries every remaining digit there (the others in index order before it)
 // and keeps the one whose trial(stored order) gives the fewest bytes; radix-1 digits stay first.
+// A round's last candidate (the remaining digits in index order) is the order the round before
+// kept, so its bytes are taken from there instead of trying it again (a trial is deterministic):
+// one trial fewer in every round but the first.
 template <class Trial>
 Result<std::vector<std::uint8_t>> greedy_order(const std::vector<std::uint64_t>& digits,
                                                const Trial& trial) {
@@ -580,12 +586,17 @@ Result<std::vector<std::uint8_t>> greedy_order(const std::vector<std::uint64_t>&
   double index_bytes = 0, best_bytes = 0;
   while (remaining.size() > 1) {
     std::size_t best = remaining.size() - 1;
+    const double kept = best_bytes;  // compose(last) of this round, unless it is the first
     for (std::size_t t = 0; t < remaining.size(); ++t) {
-      auto bytes = trial(compose(t));
-      if (!bytes) return std::move(bytes).error();
-      if (suffix.empty() && t + 1 == remaining.size()) index_bytes = *bytes;  // index order
-      if (t == 0 || *bytes < best_bytes) {
-        best_bytes = *bytes;
+      double bytes = kept;
+      if (suffix.empty() || t + 1 < remaining.size()) {
+        auto b = trial(compose(t));
+        if (!b) return std::move(b).error();
+        bytes = *b;
+      }
+      if (suffix.empty() && t + 1 == remaining.size()) index_bytes = bytes;  // index order
+      if (t == 0 || bytes < best_bytes) {
+        best_bytes = bytes;
         best = t;
       }
     }
@@ -722,6 +733,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       }
       const int level = rans_metric ? 0 : std::min(opt.zstd_level, kOrderTrialLevel);
       const Ranges pieces = trial_pieces(info);
+      std::vector<std::vector<std::uint8_t>> trial_blocks;  // every trial's, the same sizes
       auto trial = [&](const std::vector<std::uint8_t>& stored) -> Result<double> {
         auto o = EntryOrder::make(opt.digits, stored, info.entries);
         if (!o) return std::move(o).error();
@@ -729,7 +741,8 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
             info, pieces, threads, level, rans_metric,
             [&](std::uint64_t first, std::uint64_t len, std::vector<std::uint8_t>& out) {
               return prepare_range(*o, first, len, out);
-            });
+            },
+            &trial_blocks);
         if (!e) return std::move(e).error();
         return rans_metric ? e->rans : e->zstd;
       };
