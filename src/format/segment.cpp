@@ -526,7 +526,7 @@ Ranges trial_pieces(const SegmentInfo& info) {
 // produces, from `ranges`: under zstd at `level` (0: not estimated) and, with_rans, order-1 rANS.
 // keep: receives the prepared ranges; the ranges are prepared in its vectors, so a caller that
 // passes the same one to trials of the same ranges has them resized to the sizes they have
-// (nothing zeroed that is then overwritten: 16 MiB per order trial in a chess build).
+// (nothing zeroed that is then overwritten: 16 MiB per order trial with 256 Ki-entry blocks).
 // blocks (optional; ranges of whole blocks only): blocks of this order already compressed at
 // `level`, by block number; the sample's are reused from it where their bytes are the same, and
 // added to it.
