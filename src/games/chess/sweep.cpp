@@ -1,4 +1,4 @@
-// The chess game's own kernel for pawnless DTZ segments (sweep.hpp), and Game::own_kernel, which
+// The chess game's own kernel for DTZ segments (sweep.hpp), and Game::own_kernel, which
 // builds a table's sub-tables from the finished segments and hands its values to the driver.
 // Thread safety: see sweep.hpp; Game::own_kernel is reentrant.
 #include "src/games/chess/sweep.hpp"
@@ -81,7 +81,13 @@ Pos decode(const Table& t, std::uint64_t idx) {
   if (t.pawned()) {
     p.wk = static_cast<int>(p.kings >> 6 & 63);
     p.bk = static_cast<int>(p.kings & 63);
-    p.pawn = square(static_cast<int>(p.kings >> 12), t.pawn_rank);
+    const int files = static_cast<int>(p.kings >> 12);
+    if (t.pawn2_rank >= 0) {
+      p.pawn = square(files >> 3, t.pawn_rank);
+      p.pawn2 = square(files & 7, t.pawn2_rank);
+    } else {
+      p.pawn = square(files, t.pawn_rank);
+    }
   } else {
     const auto& kp = kKp.pairs[static_cast<std::size_t>(p.kings)];
     p.wk = kp.first;
@@ -92,6 +98,7 @@ Pos decode(const Table& t, std::uint64_t idx) {
   // of KQRvKR's samples).
   Bitboard by_white = bit(p.wk), by_black = bit(p.bk);
   if (t.pawned()) (t.pawn_colour == white ? by_white : by_black) |= bit(p.pawn);
+  if (t.pawn2_rank >= 0) (t.pawn2_colour == white ? by_white : by_black) |= bit(p.pawn2);
   for (int i = 0; i < t.m; ++i) {
     const auto u = static_cast<std::size_t>(i);
     const int sq = static_cast<int>(idx >> t.shift(i) & 63);
@@ -195,7 +202,7 @@ void Table::find_longest() {
 }
 
 Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, int pawn_rank,
-                 Color pawn_colour) {
+                 Color pawn_colour, int pawn2_rank, Color pawn2_colour) {
   assert(pieces.size() <= 3);
   // White's pieces first, each side's by type.
   std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) {
@@ -211,7 +218,15 @@ Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, i
   assert(pawn_rank < 0 || (pawn_rank >= 1 && pawn_rank <= 6));
   t.pawn_rank = pawn_rank;
   t.pawn_colour = pawn_colour;
-  t.size = (t.pawned() ? std::uint64_t{4} << 12 : kKp.pairs.size()) << (6 * t.m);
+  assert(pawn2_rank < 0 || (pawn_rank >= 0 && pawn2_rank >= 1 && pawn2_rank <= 6 &&
+                            (pawn2_rank != pawn_rank || pawn2_colour != pawn_colour)));
+  t.pawn2_rank = pawn2_rank;
+  t.pawn2_colour = pawn2_colour;
+  // The second pawn's file is a digit of 3 bits (the board's turn is the first's).
+  const std::uint64_t heads = t.pawns() == 2 ? std::uint64_t{32} << 12
+                              : t.pawned()   ? std::uint64_t{4} << 12
+                                             : kKp.pairs.size();
+  t.size = heads << (6 * t.m);
   t.threads = std::max(1, threads);
   t.name = name_of(t);
   return t;
@@ -225,7 +240,12 @@ std::string name_of(const Table& t) {
   }
   if (!t.pawned()) return s[0] + "v" + s[1];
   s[t.pawn_colour] += 'P';
-  return fmt::format("{}v{}_{}{}", s[0], s[1], t.pawn_colour == white ? 'w' : 'b', t.pawn_rank + 1);
+  std::string ranks = fmt::format("_{}{}", t.pawn_colour == white ? 'w' : 'b', t.pawn_rank + 1);
+  if (t.pawn2_rank >= 0) {
+    s[t.pawn2_colour] += 'P';
+    ranks += fmt::format("_{}{}", t.pawn2_colour == white ? 'w' : 'b', t.pawn2_rank + 1);
+  }
+  return s[0] + "v" + s[1] + ranks;
 }
 
 std::vector<std::pair<PieceType, Color>> pieces_without(const Table& t, int j) {
@@ -259,10 +279,11 @@ bool decode_run(const Table& t, std::uint64_t base, Pos& p) {
     p.side[t.colour[static_cast<std::size_t>(i)]] |= bit(p.sq[static_cast<std::size_t>(i)]);
   if (t.pawned()) {
     p.side[t.pawn_colour] |= bit(p.pawn);
+    if (t.pawn2_rank >= 0) p.side[t.pawn2_colour] |= bit(p.pawn2);
     if (p.wk == p.bk || (king_attacks(p.wk) & bit(p.bk))) return false;
   }
   p.occ = p.side[white] | p.side[black];
-  return std::popcount(p.occ) == t.m + 1 + (t.pawned() ? 1 : 0);
+  return std::popcount(p.occ) == t.m + 1 + t.pawns();
 }
 
 // Calls f(child index) for every quiet move (to an empty square) of side s, the child in the
@@ -547,16 +568,21 @@ Status mark_illegal(Table& t) {
   };
   if (t.m == 0 && !t.pawned()) {
     for (std::uint64_t idx = 0; idx < t.size; ++idx) mark(idx, false, false);
-  } else if (t.m == 0) {  // the kings and the pawn: no runs
+  } else if (t.m == 0) {  // the kings and the pawns: no runs
     for (std::uint64_t idx = 0; idx < t.size; ++idx) {
       const Pos p = decode(t, idx);
-      if (p.wk == p.bk || (king_attacks(p.wk) & bit(p.bk)) || p.pawn == p.wk || p.pawn == p.bk) {
+      if (p.wk == p.bk || (king_attacks(p.wk) & bit(p.bk)) ||
+          std::popcount(p.occ) != 2 + t.pawns()) {
         t.v[0][idx] = t.v[1][idx] = kIllegal;
         continue;
       }
-      const bool gives =
+      std::array<bool, 2> gives{};  // by colour
+      gives[t.pawn_colour] =
           pawn_attacks(t.pawn_colour, p.pawn) & bit(t.pawn_colour == white ? p.bk : p.wk);
-      mark(idx, gives && t.pawn_colour == black, gives && t.pawn_colour == white);
+      if (t.pawn2_rank >= 0)
+        gives[t.pawn2_colour] |= (pawn_attacks(t.pawn2_colour, p.pawn2) &
+                                  bit(t.pawn2_colour == white ? p.bk : p.wk)) != 0;
+      mark(idx, gives[black], gives[white]);
     }
   } else {
     const auto last = static_cast<std::size_t>(t.m - 1);
@@ -583,6 +609,11 @@ Status mark_illegal(Table& t) {
       if (t.pawned() && (pawn_attacks(t.pawn_colour, p.pawn) & bit(target[t.pawn_colour]))) {
         checks[t.pawn_colour] = true;  // which no piece can block
         block[t.pawn_colour] = 0;
+      }
+      if (t.pawn2_rank >= 0 &&
+          (pawn_attacks(t.pawn2_colour, p.pawn2) & bit(target[t.pawn2_colour]))) {
+        checks[t.pawn2_colour] = true;
+        block[t.pawn2_colour] = 0;
       }
       // The squares of the last piece where side `by` gives check: another piece's check that
       // it does not block, or its own (attacks() from the king's square: Q R B N attack
@@ -633,6 +664,7 @@ Status rebase(Table& t, int upto) {
 
 Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   assert(!t.pawned() || (t.m > 0 && t.sub_pawn && t.pawn_moves));
+  assert(t.pawns() < 2 || (t.sub_pawn2 && !t.push_reach && !t.promote_run));
   const auto start = Clock::now();
   RETRA_TRY(mark_illegal(t));
   t.active[0].assign(2 * t.chunks(), 0);
@@ -663,20 +695,26 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       std::array<int, 3> rest{};
       for (std::size_t k = 0, r = 0; k <= last; ++k)
         if (k != j) rest[r++] = sq[k];
-      return t.sub[j]->index(s == white ? to : p.wk, s == white ? p.bk : to, rest.data(), p.pawn);
+      return t.sub[j]->index(s == white ? to : p.wk, s == white ? p.bk : to, rest.data(), p.pawn,
+                             p.pawn2);
     };
-    // In a table with a pawn: the index in sub_pawn after the pawn is taken by piece i (m: the
-    // king of side s), the pieces on sq.
-    auto pawn_taken = [&](std::size_t i, const Pos& p, Color s, std::array<int, 3> sq) {
+    // In a table with a pawn: the index in sub_pawn (sub_pawn2: where the second pawn is taken)
+    // after the pawn is taken by piece i (m: the king of side s), the pieces on sq; the other
+    // pawn, if any, stays.
+    auto pawn_taken = [&](bool second, std::size_t i, const Pos& p, Color s,
+                          std::array<int, 3> sq) {
+      const int at = second ? p.pawn2 : p.pawn;
       int wk = p.wk, bk = p.bk;
       if (i < static_cast<std::size_t>(t.m))
-        sq[i] = p.pawn;
+        sq[i] = at;
       else
-        (s == white ? wk : bk) = p.pawn;
-      return t.sub_pawn->index(wk, bk, sq.data());
+        (s == white ? wk : bk) = at;
+      return second ? t.sub_pawn2->index(wk, bk, sq.data(), p.pawn)
+                    : t.sub_pawn->index(wk, bk, sq.data(), p.pawn2);
     };
-    // Conversions beyond the 50-move horizon: a sub-table's distances, or the pawn's moves.
-    bool may_reach_beyond = t.pawned() && t.sub_pawn->longest > kHorizon;
+    // Conversions beyond the 50-move horizon: a sub-table's distances, or the pawns' moves.
+    bool may_reach_beyond = (t.pawned() && t.sub_pawn->longest > kHorizon) ||
+                            (t.pawn2_rank >= 0 && t.sub_pawn2->longest > kHorizon);
     for (int j = 0; j < t.m; ++j)
       may_reach_beyond |= t.sub[static_cast<std::size_t>(j)]->longest > kHorizon;
     if (may_reach_beyond || t.pawn_moves)
@@ -720,17 +758,20 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         for (std::size_t i = 0; i < last; ++i)
           if (lc == o ? t.colour[i] == s : t.colour[i] == o)
             with_last[i] = attacks(lc == o ? t.type[i] : t.type[last], p.sq[i], occ);
-        // Where the pawn is the other side's: the squares of the last piece where piece i takes
-        // it (another piece: unless the last piece stands between them).
-        std::array<Bitboard, 3> take_pawn{};
-        if (t.pawned() && t.pawn_colour == o)
+        // Where a pawn is the other side's: the squares of the last piece where piece i takes
+        // it (another piece: unless the last piece stands between them); [1] the second pawn's.
+        std::array<std::array<Bitboard, 3>, 2> take_pawn{};
+        for (std::size_t k = 0; k < 2; ++k) {
+          const int at = k == 0 ? p.pawn : p.pawn2;
+          if (at < 0 || (k == 0 ? t.pawn_colour : t.pawn2_colour) != o) continue;
           for (std::size_t i = 0; i <= last; ++i) {
             if (t.colour[i] != s) continue;
             if (i == last)
-              take_pawn[i] = attacks(t.type[last], p.pawn, occ);
-            else if (attacks_square(t.type[i], s, p.sq[i], p.pawn, occ))
-              take_pawn[i] = ~between(p.sq[i], p.pawn);
+              take_pawn[k][i] = attacks(t.type[last], at, occ);
+            else if (attacks_square(t.type[i], s, p.sq[i], at, occ))
+              take_pawn[k][i] = ~between(p.sq[i], at);
           }
+        }
         // Where the pawn is this side's and its single push is kept (push_reach): the squares it
         // can take on besides the last piece's, and whether it can push twice, the moves for
         // which pawn_moves is still called.
@@ -837,12 +878,16 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             }
           }
           if (t.pawned() && !wins) {
-            if (t.pawn_colour == o) {  // the pawn taken, by a piece or the king
-              const auto& child = t.sub_pawn->v[o];
+            // A pawn of theirs taken, by a piece or the king.
+            for (std::size_t k = 0; k < 2 && !wins; ++k) {
+              const int at = k == 0 ? p.pawn : p.pawn2;
+              if (at < 0 || (k == 0 ? t.pawn_colour : t.pawn2_colour) != o) continue;
+              const auto& child = (k == 0 ? t.sub_pawn : t.sub_pawn2)->v[o];
               for (std::size_t i = 0; i <= last; ++i)
-                if (take_pawn[i] >> q & 1) see(child[pawn_taken(i, p, s, p.sq)]);
-              if (reach & bit(p.pawn)) see(child[pawn_taken(last + 1, p, s, p.sq)]);
-            } else {  // the pawn moves
+                if (take_pawn[k][i] >> q & 1) see(child[pawn_taken(k == 1, i, p, s, p.sq)]);
+              if (reach & bit(at)) see(child[pawn_taken(k == 1, last + 1, p, s, p.sq)]);
+            }
+            if (!wins && t.has_pawn(s)) {  // a pawn of ours moves
               Conversions c;
               if (promotes)  // up to the first that wins, where the push is free and safe
                 for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
@@ -1333,24 +1378,31 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
 
 namespace {
 // For each of retra's slots (kings included) of t's material, t's piece on it: 0 the white king,
-// 1 the black king, 2 + i piece i, 2 + m the pawn. With flip, retra's table is t's material with
-// the colours exchanged. Identical pieces take the slots of their group in order.
+// 1 the black king, 2 + i piece i, 2 + m the pawn, 3 + m the second pawn. With flip, retra's
+// table is t's material with the colours exchanged (and the board turned over: a pawn's rank
+// too). Identical pieces take the slots of their group in order; a pawn, the slot of its rank.
 std::vector<int> piece_of_slot(const Table& t, const std::vector<Slot>& slots, bool flip) {
   std::vector<int> of(slots.size(), -1);
   unsigned used = 0;
   for (std::size_t k = 0; k < slots.size(); ++k)
-    for (int j = 0; j < t.m + 2 + (t.pawned() ? 1 : 0); ++j) {
+    for (int j = 0; j < t.m + 2 + t.pawns(); ++j) {
       const auto u = static_cast<std::size_t>(j - 2);
-      const Color c = j < 2 ? static_cast<Color>(j) : j == t.m + 2 ? t.pawn_colour : t.colour[u];
-      const PieceType type = j < 2 ? king : j == t.m + 2 ? pawn : t.type[u];
-      if ((used >> j & 1) || type != slots[k].type || (flip ? opposite(c) : c) != slots[k].color)
+      const bool first = j == t.m + 2, second = j == t.m + 3;
+      const Color c = j < 2    ? static_cast<Color>(j)
+                      : first  ? t.pawn_colour
+                      : second ? t.pawn2_colour
+                               : t.colour[u];
+      const PieceType type = j < 2 ? king : first || second ? pawn : t.type[u];
+      const int rank = first ? t.pawn_rank : second ? t.pawn2_rank : -1;
+      if ((used >> j & 1) || type != slots[k].type || (flip ? opposite(c) : c) != slots[k].color ||
+          (rank >= 0 && (flip ? 7 - rank : rank) != slots[k].rank))
         continue;
       of[k] = j;
       used |= 1u << j;
       break;
     }
   // A contract of the callers: the indexer is of t's material.
-  assert(slots.size() == static_cast<std::size_t>(t.m + 2 + (t.pawned() ? 1 : 0)) &&
+  assert(slots.size() == static_cast<std::size_t>(t.m + 2 + t.pawns()) &&
          std::count(of.begin(), of.end(), -1) == 0);
   return of;
 }
@@ -1364,8 +1416,9 @@ Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
   for (std::uint64_t idx = 0; idx < t.size; ++idx) {
     if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
     const Pos p = decode(t, idx);
-    std::array<int, 6> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0};
-    placed[static_cast<std::size_t>(t.m + 2)] = p.pawn;  // the pawn's, if any
+    std::array<int, 7> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0, 0};
+    placed[static_cast<std::size_t>(t.m + 2)] = p.pawn;   // the pawn's, if any
+    placed[static_cast<std::size_t>(t.m + 3)] = p.pawn2;  // the second's, if any
     std::array<std::uint8_t, kMaxPieces> sq{};
     for (std::size_t k = 0; k < of.size(); ++k) {
       const int q = placed[static_cast<std::size_t>(of[k])];
@@ -1470,17 +1523,21 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
     HoleBits hole{holes};
     for (std::uint64_t i = lo; i < hi;) {
       const bool valid = i == lo ? ix.unrank(i, sq.data()) : ix.step(i, sq.data());
-      std::array<int, 6> placed{};  // t's pieces' squares, as piece_of_slot numbers them
+      std::array<int, 7> placed{};  // t's pieces' squares, as piece_of_slot numbers them
       for (std::size_t k = 0; k < of.size(); ++k) placed[static_cast<std::size_t>(of[k])] = sq[k];
       const int wk = placed[0], bk = placed[1];
       int* const pieces = placed.data() + 2;
       const int pawn = t.pawned() ? pieces[t.m] : -1;
-      // (With a pawn, retra's representative has it on the a-d files, as t does: no turn.)
+      const int pawn2 = t.pawns() == 2 ? pieces[t.m + 1] : -1;
       if (runs && i % run == 0 && valid && (t.pawned() || !(diagonal(wk) && diagonal(bk)))) {
+        // With pawns, t turns the board left to right where the (first) pawn is on the e-h
+        // files, as retra's representative may have it with two pawns: the run's squares turn.
+        const int turn = t.pawned() && file_of(pawn) >= 4 ? 7 : 0;
         pieces[t.m - 1] = 0;
-        const std::uint64_t base = t.index(wk, bk, pieces, pawn);
+        const std::uint64_t base = t.index(wk, bk, pieces, pawn, pawn2) & ~std::uint64_t{63};
         Bitboard free = ~(bit(wk) | bit(bk));
         if (t.pawned()) free &= ~bit(pawn);
+        if (pawn2 >= 0) free &= ~bit(pawn2);
         for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
         assert(static_cast<std::uint64_t>(std::popcount(free)) == run);
         if (by_table) {
@@ -1488,7 +1545,7 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
           std::uint64_t illegal = 0;  // the side not to move in check, bit k for entry i + k
           std::uint64_t k = 0;
           for (Bitboard f = free; f; f &= f - 1, ++k) {
-            const std::uint8_t x = from[std::countr_zero(f)];
+            const std::uint8_t x = from[std::countr_zero(f) ^ turn];
             side[i + k] = coded[x];
             illegal |= std::uint64_t{x == kIllegal} << k;
           }
@@ -1496,13 +1553,13 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
           i += k;
         } else {
           for (Bitboard f = free; f; f &= f - 1, ++i)
-            side[i] = code(s, base + std::countr_zero(f), s * size + i, hole);
+            side[i] = code(s, base + (std::countr_zero(f) ^ turn), s * size + i, hole);
         }
         sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
         continue;
       }
       if (valid) {
-        side[i] = code(s, t.index(wk, bk, pieces, pawn), s * size + i, hole);
+        side[i] = code(s, t.index(wk, bk, pieces, pawn, pawn2), s * size + i, hole);
       } else {
         side[i] = 0;
         hole.mark(s * size + i);  // not the canonical placement of its class
@@ -1527,23 +1584,28 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   const Table& table = this->table(s);
   const Material& material = table.key.material;
   const int pawns = material.count[white][pawn] + material.count[black][pawn];
-  // With a pawn, at least one other piece besides the kings (KPvK has no runs to sweep).
-  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 1 || (pawns == 1 && table.n == 3))
+  // With pawns, at least one other piece besides the kings (KPvK has no runs to sweep).
+  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 2 || table.n < 3 + pawns)
     return std::nullopt;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const int threads = std::max(1, options.threads);
   std::vector<std::pair<PieceType, Color>> pieces;
-  int pawn_rank = -1;
-  Color pawn_colour = white;
+  std::array<int, 2> pawn_rank{-1, -1};
+  std::array<Color, 2> pawn_colour{white, white};
+  int np = 0;
   for (const Slot& slot : table.slots)
     if (slot.type == pawn) {
-      pawn_rank = slot.rank;
-      pawn_colour = slot.color;
+      pawn_rank[static_cast<std::size_t>(np)] = slot.rank;
+      pawn_colour[static_cast<std::size_t>(np++)] = slot.color;
     } else if (slot.type != king) {
       pieces.emplace_back(slot.type, slot.color);
     }
-  sweep::Table top = sweep::make_table(pieces, threads, pawn_rank, pawn_colour);
+  // Two pawns of one colour on one rank are one position under two heads (sweep.hpp, Table).
+  if (np == 2 && pawn_rank[0] == pawn_rank[1] && pawn_colour[0] == pawn_colour[1])
+    return std::nullopt;
+  sweep::Table top = sweep::make_table(pieces, threads, pawn_rank[0], pawn_colour[0], pawn_rank[1],
+                                       pawn_colour[1]);
   top.huge_pages = options.tuning.huge_pages;
   // A sweep table's segment of retra's: its id, and whether it is the table's material with the
   // colours exchanged (and the board turned over).
@@ -1553,12 +1615,17 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     for (int i = 0; i < t.m; ++i)
       ++m.count[t.colour[static_cast<std::size_t>(i)]][t.type[static_cast<std::size_t>(i)]];
     if (t.pawned()) ++m.count[t.pawn_colour][pawn];
+    if (t.pawns() == 2) ++m.count[t.pawn2_colour][pawn];
     const Material canonical = m.canonicalized();
     const bool flip = !(canonical == m);
     TableKey key{canonical, {}};
-    if (t.pawned())
-      key.profile.ranks[flip ? opposite(t.pawn_colour) : t.pawn_colour] = {
-          static_cast<std::int8_t>(flip ? 7 - t.pawn_rank : t.pawn_rank)};
+    auto add_pawn = [&](Color c, int rank) {
+      key.profile.ranks[flip ? opposite(c) : c].push_back(
+          static_cast<std::int8_t>(flip ? 7 - rank : rank));
+    };
+    if (t.pawned()) add_pawn(t.pawn_colour, t.pawn_rank);
+    if (t.pawns() == 2) add_pawn(t.pawn2_colour, t.pawn2_rank);
+    for (auto& r : key.profile.ranks) std::sort(r.begin(), r.end());
     return std::pair{find(key.name()), flip};
   };
   // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
@@ -1569,19 +1636,24 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   const std::uint64_t bitmaps = top.padded() / 2 + 32;
   // With a pawn: the bitmaps, and what is kept for the segment a rank behind (a byte per index).
   if (top.pawned()) bytes += bitmaps + top.size;
-  // Sub-table j lacks top's piece j (m: the pawn); identical pieces share one.
+  // Sub-table j lacks top's piece j (m: the pawn, m + 1: the second pawn); identical pieces
+  // share one.
   std::map<std::string, std::unique_ptr<sweep::Table>> subs;
-  for (int j = 0; j < top.m + (top.pawned() ? 1 : 0); ++j) {
+  for (int j = 0; j < top.m + top.pawns(); ++j) {
     auto sub = std::make_unique<sweep::Table>(
-        j == top.m ? sweep::make_table(pieces, threads)
-                   : sweep::make_table(pieces_without(top, j), threads, pawn_rank, pawn_colour));
+        j == top.m       ? sweep::make_table(pieces, threads, pawn_rank[1], pawn_colour[1])
+        : j == top.m + 1 ? sweep::make_table(pieces, threads, pawn_rank[0], pawn_colour[0])
+                         : sweep::make_table(pieces_without(top, j), threads, pawn_rank[0],
+                                             pawn_colour[0], pawn_rank[1], pawn_colour[1]));
     auto it = subs.find(sub->name);
     if (it == subs.end()) {
       sub->huge_pages = options.tuning.huge_pages;
       bytes += 2 * sub->padded();
       it = subs.emplace(sub->name, std::move(sub)).first;
     }
-    (j == top.m ? top.sub_pawn : top.sub[static_cast<std::size_t>(j)]) = it->second.get();
+    (j == top.m       ? top.sub_pawn
+     : j == top.m + 1 ? top.sub_pawn2
+                      : top.sub[static_cast<std::size_t>(j)]) = it->second.get();
   }
   if (bytes > limits.spare_bytes) return std::nullopt;
   // The sub-tables from the finished segments (the bare kings: built here, all draws).
@@ -1614,32 +1686,37 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // ahead kept its bytes for the one between, which leaves them in the map for this one.
   std::shared_ptr<const LargeArray<std::uint8_t>> ahead, ahead2;
   std::vector<int> of;  // retra's slots' pieces of top (sweep::piece_of_slot), and the inverse
-  std::array<std::size_t, 6> slot_of{};
-  std::size_t ps = 0;  // the pawn's slot
-  // A child's stored byte after the pawn of `side` moves to `to` by transition tr, the pieces
-  // on retra's slots sq (0, a draw, where only the kings are left).
+  std::array<std::size_t, 7> slot_of{};
+  std::size_t ps = 0, ps2 = 0;  // the pawn's slot, and the second pawn's
+  // A child's stored byte after the pawn on slot `mover` of `side` moves to `to` by transition
+  // tr, the pieces on retra's slots sq (0, a draw, where only the kings are left).
   // (child_index: its index as lower takes it, for a transition with a target.)
+  // (used: the transform that turned the child into its representative, where asked.)
   auto child_index = [&](const Transition& tr, Color side,
-                         const std::array<std::uint8_t, kMaxPieces>& sq, int to) {
+                         const std::array<std::uint8_t, kMaxPieces>& sq, int to, std::size_t mover,
+                         int* used = nullptr) {
     const Table& target = this->table(tr.target);
     std::array<std::uint8_t, kMaxPieces> child{};
     for (int j = 0; j < target.n; ++j) {
       const int from = tr.from[static_cast<std::size_t>(j)];
-      int q = from < 0 || static_cast<std::size_t>(from) == ps ? to
-                                                               : sq[static_cast<std::size_t>(from)];
+      int q = from < 0 || static_cast<std::size_t>(from) == mover
+                  ? to
+                  : sq[static_cast<std::size_t>(from)];
       child[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(tr.flip ? q ^ 56 : q);
     }
     const Color to_move = tr.flip ? side : opposite(side);
-    return (to_move == black ? target.indexer->size() : 0) + target.indexer->rank(child.data());
+    return (to_move == black ? target.indexer->size() : 0) +
+           target.indexer->rank(child.data(), used);
   };
   auto child_byte = [&](const Transition& tr, Color side,
-                        const std::array<std::uint8_t, kMaxPieces>& sq, int to) {
-    return tr.target < 0 ? 0 : lower(tr.target, child_index(tr, side, sq, to));
+                        const std::array<std::uint8_t, kMaxPieces>& sq, int to, std::size_t mover) {
+    return tr.target < 0 ? 0 : lower(tr.target, child_index(tr, side, sq, to, mover));
   };
   // retra's slots' squares of a sweep position.
   auto slot_squares = [&](const sweep::Pos& p) {
-    std::array<int, 6> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0};
+    std::array<int, 7> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0, 0};
     placed[static_cast<std::size_t>(top.m + 2)] = p.pawn;
+    placed[static_cast<std::size_t>(top.m + 3)] = p.pawn2;
     std::array<std::uint8_t, kMaxPieces> sq{};
     for (std::size_t k = 0; k < of.size(); ++k)
       sq[k] = static_cast<std::uint8_t>(placed[static_cast<std::size_t>(of[k])]);
@@ -1652,6 +1729,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     of = sweep::piece_of_slot(top, table.slots, false);
     for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
     ps = slot_of[static_cast<std::size_t>(top.m + 2)];
+    if (top.pawns() == 2) ps2 = slot_of[static_cast<std::size_t>(top.m + 3)];
     // The bytes kept of the segment `steps` ranks ahead, which push `tr` leads into, taken out of
     // the map unless `leave` (a double push still to read them), where they fit the memory left
     // and agree with lower on a sample of pushes (they always should: a build reads the segment
@@ -1660,7 +1738,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     auto take = [&](const Transition& tr, int steps, bool leave) {
       std::shared_ptr<const LargeArray<std::uint8_t>> kept;
       const int rank = top.pawn_rank + steps * dir / 8;
-      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip) return kept;
+      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip || top.pawns() != 1) return kept;
       {
         std::lock_guard lock(pushes_mutex_);
         if (auto it = pushes_.find(tr.target); it != pushes_.end()) {
@@ -1677,7 +1755,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         if (r == sweep::Reach::none) continue;
         sweep::Pos p = sweep::decode(top, k);
         p.pawn += steps * dir;  // the child's pawn
-        if (sweep::reach_of_byte(child_byte(tr, pc, slot_squares(p), p.pawn)) != r)
+        if (sweep::reach_of_byte(child_byte(tr, pc, slot_squares(p), p.pawn, ps)) != r)
           return decltype(kept){};
         ++checked;
       }
@@ -1687,7 +1765,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     if (top.pawn_rank == first_rank) ahead2 = take(table.push[ps][1], 2, false);
     top.push_reach = ahead ? ahead->data() : nullptr;
     // Promotion k of a run's positions: their indices first, then their lookups.
-    if (top.pawn_rank == (pc == white ? 6 : 1))
+    if (top.pawns() == 1 && top.pawn_rank == (pc == white ? 6 : 1))
       top.promote_run = [&](Color side, const sweep::Pos& run, int k, std::uint64_t squares,
                             std::uint8_t* out) {
         const Transition& tr = table.promote[ps][static_cast<std::size_t>(k)];
@@ -1699,15 +1777,15 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         int n = 0;
         for (std::uint64_t b = squares; b; b &= b - 1) {
           sq[ls] = static_cast<std::uint8_t>(std::countr_zero(b));
-          at[static_cast<std::size_t>(n++)] = child_index(tr, side, sq, one);
+          at[static_cast<std::size_t>(n++)] = child_index(tr, side, sq, one, ps);
         }
         n = 0;
         for (std::uint64_t b = squares; b; b &= b - 1)
           out[std::countr_zero(b)] = static_cast<std::uint8_t>(
               sweep::reach_of_byte(lower(tr.target, at[static_cast<std::size_t>(n++)])));
       };
-    // The pawn's moves read their children through lower, as the generic kernels do (the same
-    // transitions): one rank of the indexer and one lookup per move, a few per position of the
+    // The pawns' moves read their children through lower, as the generic kernels do (the same
+    // transitions): one rank of the indexer and one lookup per move, a few per position of a
     // pawn's side, but for the pushes kept in `ahead` and `ahead2` and the first promotion
     // (promote_run). Only a move that leaves the mover's king safe is legal.
     top.pawn_moves = [&](Color side, std::uint64_t idx, const sweep::Pos& p,
@@ -1718,42 +1796,73 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       // position, stalled on store forwarding: half of this callback's time in KRPvKR).
       std::array<std::uint8_t, kMaxPieces> sq{};
       bool placed = false;
-      auto safe = [&](int to) { return sweep::pawn_move_safe(top, p, side, to); };
-      auto see = [&](const Transition& tr, int to) {
+      auto squares = [&]() -> const std::array<std::uint8_t, kMaxPieces>& {
         if (!placed) {
           sq = slot_squares(p);
           placed = true;
         }
-        sweep::add(c, sweep::reach_of_byte(child_byte(tr, side, sq, to)));
+        return sq;
       };
       const int last = side == white ? 7 : 0;
-      const int one = p.pawn + dir;
-      // (Where the push is kept, the captures phase made it, from `ahead`; where it promotes,
-      // from promote_run.)
-      const bool promotes = rank_of(one) == last;
-      if (!(p.occ & bit(one)) && (promotes ? !top.promote_run : !top.push_reach) && safe(one)) {
-        if (promotes)
-          for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.promote[ps][k], one);
-        else
-          see(table.push[ps][0], one);
-      }
-      const int two = one + dir;
-      if (!c.wins && rank_of(p.pawn) == first_rank && !(p.occ & bit(one)) && !(p.occ & bit(two)) &&
-          safe(two)) {
-        if (ahead2)
-          sweep::add(c, static_cast<sweep::Reach>((*ahead2)[idx]));
-        else
-          see(table.push[ps][1], two);
-      }
-      for (int i = 0; i < top.m && !c.wins; ++i) {
-        const auto u = static_cast<std::size_t>(i);
-        const int to = p.sq[u];
-        if (top.colour[u] != them || !(pawn_attacks(side, p.pawn) & bit(to)) || !safe(to)) continue;
-        const std::size_t vs = slot_of[u + 2];  // the victim's slot
-        if (rank_of(to) == last)
-          for (std::size_t k = 0; k < 4 && !c.wins; ++k) see(table.capture_promote[ps][vs][k], to);
-        else
-          see(table.pawn_capture[ps][vs], to);
+      const int step = side == white ? 8 : -8, home = side == white ? 1 : 6;
+      for (int k = 0; k < top.pawns() && !c.wins; ++k) {
+        if ((k == 0 ? top.pawn_colour : top.pawn2_colour) != side) continue;
+        const int from = k == 0 ? p.pawn : p.pawn2;
+        const int other = k == 0 ? p.pawn2 : p.pawn;  // the other pawn's square, if any
+        const bool other_theirs =
+            top.pawns() == 2 && (k == 0 ? top.pawn2_colour : top.pawn_colour) == them;
+        const std::size_t mover = k == 0 ? ps : ps2;
+        auto safe = [&](int to) { return sweep::pawn_move_safe(top, p, side, to, from); };
+        auto see = [&](const Transition& tr, int to) {
+          sweep::add(c, sweep::reach_of_byte(child_byte(tr, side, squares(), to, mover)));
+        };
+        const int one = from + step;
+        // (Where the push is kept, the captures phase made it, from `ahead`; where it promotes,
+        // from promote_run.)
+        const bool promotes = rank_of(one) == last;
+        if (!(p.occ & bit(one)) && (promotes ? !top.promote_run : !top.push_reach) && safe(one)) {
+          if (promotes)
+            for (std::size_t q = 0; q < 4 && !c.wins; ++q) see(table.promote[mover][q], one);
+          else
+            see(table.push[mover][0], one);
+        }
+        const int two = one + step;
+        if (!c.wins && rank_of(from) == home && !(p.occ & bit(one)) && !(p.occ & bit(two)) &&
+            safe(two)) {
+          const Transition& tr = table.push[mover][1];
+          if (ahead2) {
+            sweep::add(c, static_cast<sweep::Reach>((*ahead2)[idx]));
+          } else if (other_theirs && beside(other, two)) {
+            // Their pawn beside the pushed one may take it en passant: the child is the virtual
+            // one that weighs that capture (Game::virtual_value), read through lower as the
+            // generic kernels read it, the pushed pawn's square as the child's representative
+            // shows it.
+            int used = 0;
+            const std::uint64_t at = child_index(tr, side, squares(), two, mover, &used);
+            const int shown = transform(used, tr.flip ? two ^ 56 : two);
+            const std::uint64_t packed =
+                std::uint64_t{static_cast<std::uint32_t>(tr.target)} << 46 |
+                std::uint64_t{static_cast<std::uint32_t>(shown)} << 40 | at;
+            sweep::add(c, sweep::reach_of_byte(lower(kEnPassant, packed)));
+          } else {
+            see(tr, two);
+          }
+        }
+        // Captures: of their pieces, and of their pawn.
+        auto capture = [&](int to, std::size_t vs) {
+          if (!(pawn_attacks(side, from) & bit(to)) || !safe(to)) return;
+          if (rank_of(to) == last)
+            for (std::size_t q = 0; q < 4 && !c.wins; ++q)
+              see(table.capture_promote[mover][vs][q], to);
+          else
+            see(table.pawn_capture[mover][vs], to);
+        };
+        for (int i = 0; i < top.m && !c.wins; ++i) {
+          const auto u = static_cast<std::size_t>(i);
+          if (top.colour[u] == them) capture(p.sq[u], slot_of[u + 2]);  // the victim's slot
+        }
+        if (!c.wins && other_theirs)
+          capture(other, slot_of[static_cast<std::size_t>(top.m + (k == 0 ? 3 : 2))]);
       }
     };
   }
@@ -1778,7 +1887,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // For the segment a rank behind, if there is one: what a push into each position of the side
   // not to move here leads to.
   const int behind = top.pawn_rank - dir / 8;
-  if (top.pawned() && behind != 0 && behind != 7) {
+  if (top.pawns() == 1 && behind != 0 && behind != 7) {
     if (!spare) {
       auto a = LargeArray<std::uint8_t>::allocate(top.size, top.huge_pages);
       if (!a) return std::move(a).error();

@@ -1,6 +1,7 @@
-// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one pawn and
-// another piece besides the kings (Game::own_kernel): a table built the way Syzygy's generator
-// builds one (its public description and source read, none of it copied). Every piece sits on
+// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one or two
+// pawns and another piece besides the kings (Game::own_kernel; two pawns of one colour only on two
+// ranks): a table built the way Syzygy's generator builds one (its public description and source
+// read, none of it copied). Every piece sits on
 // its own 6 bits, so a move is an index difference; illegal positions are marked once, so no move
 // or unmove tests legality; there are no counters: the parents of a win become loss candidates,
 // and a candidate is checked by reading the other side's table where its moves lead, for the 64
@@ -14,9 +15,11 @@
 // counts as 101 plies, as values.hpp's Best counts it, so a position with such a conversion wins
 // at ply 101 unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before
 // that ply). It declines a table whose distances outgrow its codes
-// (248 plies), which the generic kernel then builds. In a pawn segment, the pushes read
+// (248 plies), which the generic kernel then builds. In a segment with one pawn, the pushes read
 // what the sweep kept of the segment a rank (two ranks) ahead (Game::own_kernel, sweep.cpp), the
-// other pawn moves read the finished segments through the driver. docs/CHESS.md measures it;
+// other pawn moves read the finished segments through the driver; with two pawns, every pawn
+// move reads them through the driver (a double push that the other pawn may take en passant, its
+// virtual child, as the generic kernels do). docs/CHESS.md measures it;
 // bench/chess_sweep.cpp runs it alone and checks it against retra's files.
 // Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
@@ -86,21 +89,30 @@ struct Conversions;
 // Index: the head * 64^m + the other pieces' squares, 6 bits each, white's pieces first, each
 // side's by type (Q R B N), the first piece in the highest bits:
 //   [ head ][ piece 0: 6 bits ] .. [ piece m-1: 6 bits ]
-// The head of a pawnless table is its king pair (0..461). A table with one pawn holds one of
-// retra's pawn segments, the pawn on one rank: no pawn move stays in the table (each converts,
-// into a segment built earlier), so the pawn's file is the head's top digit, and the board is
-// turned only left to right, to put the pawn on the a-d files; the kings move freely:
-//   [ pawn's file: 0..3 ][ white king: 6 bits ][ black king: 6 bits ]
-// Heads of kings on one square, next to each other or on the pawn's square are illegal.
+// The head of a pawnless table is its king pair (0..461). A table with pawns holds one of
+// retra's pawn segments, each pawn on one rank: no pawn move stays in the table (each converts,
+// into a segment built earlier), so the pawns' files are the head's top digits, and the board is
+// turned only left to right, to put the (first) pawn on the a-d files; the kings move freely:
+//   [ pawn's file: 0..3 ][ second pawn's file: 0..7 ][ white king: 6 bits ][ black king: 6 bits ]
+// (the second pawn's digit only in a table with two). Two pawns are told apart by colour or
+// rank: Game::own_kernel declines two pawns of one colour on one rank, which would be one
+// position under two heads. Heads of kings on one square, next to each other or on a pawn's
+// square, or of two pawns on one square, are illegal.
 struct Table {
   std::string name;  // the material as this table orients it ("KvKR" is KRvK turned around)
   int m = 0;         // pieces besides the kings, up to 3
   std::array<PieceType, 3> type{};
   std::array<Color, 3> colour{};
-  // A table with a pawn: its rank (0-based, 1..6) and colour; -1 without.
-  int pawn_rank = -1;
-  Color pawn_colour = white;
+  // A table with a pawn: its rank (0-based, 1..6) and colour; -1 without. With two pawns, the
+  // second's in pawn2_rank, pawn2_colour (-1 with fewer).
+  int pawn_rank = -1, pawn2_rank = -1;
+  Color pawn_colour = white, pawn2_colour = white;
   bool pawned() const { return pawn_rank >= 0; }
+  int pawns() const { return (pawn_rank >= 0) + (pawn2_rank >= 0); }
+  // Whether side c has a pawn here.
+  bool has_pawn(Color c) const {
+    return (pawn_rank >= 0 && pawn_colour == c) || (pawn2_rank >= 0 && pawn2_colour == c);
+  }
   std::uint64_t size = 0;  // per side
   int threads = 1;
   bool huge_pages = true;  // madvise the arrays (Tuning::huge_pages)
@@ -109,17 +121,19 @@ struct Table {
   std::uint64_t padded() const { return (size + 31) & ~std::uint64_t{31}; }
   LargeArray<std::uint8_t> v[2];  // [side to move][index], on huge pages where granted
   std::array<Table*, 3> sub{};    // the table after piece j is captured
-  Table* sub_pawn = nullptr;      // the table after the pawn is captured
-  // The pawn's own moves (pushes, captures, promotions), which leave the table: called in the
-  // captures phase for positions of the pawn's side to move (but see push_reach), with the
+  Table* sub_pawn = nullptr;      // the table after the (first) pawn is captured
+  Table* sub_pawn2 = nullptr;     // the table after the second pawn is captured
+  // The pawns' own moves (pushes, captures, promotions), which leave the table: called in the
+  // captures phase for positions of a pawn's side to move (but see push_reach), with the
   // position's index (set by Game::own_kernel, which reads the children through lower).
   std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
   // Where Game::own_kernel kept the segment a rank ahead: each position's single push as that
-  // segment's Reach, at the position's own index. The captures phase reads it itself and calls
-  // pawn_moves only where the pawn has other moves (a double push, a capture), which then leaves
-  // the single push out; null where the push promotes or nothing was kept.
+  // segment's Reach, at the position's own index (tables with one pawn only). The captures phase
+  // reads it itself and calls pawn_moves only where the pawn has other moves (a double push, a
+  // capture), which then leaves the single push out; null where the push promotes or nothing was
+  // kept.
   const std::uint8_t* push_reach = nullptr;
-  // Where the single push promotes (the pawn on its seventh rank): promotion k's child (0..3: Q,
+  // Where the single push promotes (one pawn, on its seventh rank): promotion k's child (0..3: Q,
   // R, B, N) as a Reach, out[q] for each square q of the last piece in `squares` of the run at
   // p, from one call per run (set by Game::own_kernel, which reads the children through lower):
   // its lookups then run back to back and their cache misses overlap, as one per call to
@@ -171,13 +185,14 @@ struct Table {
            (static_cast<std::uint64_t>(from) << shift(i));
   }
   // The index of kings wk, bk and pieces sq[0..m) (in this table's order), any orientation; in a
-  // table with a pawn, the pawn on `pawn` (on this table's rank).
-  std::uint64_t index(int wk, int bk, const int* sq, int pawn = -1) const {
+  // table with a pawn, the pawn on `pawn` (on this table's rank), and a second on `pawn2`.
+  std::uint64_t index(int wk, int bk, const int* sq, int pawn = -1, int pawn2 = -1) const {
     if (pawned()) {
-      // Turned left to right where the pawn stands on the e-h files.
+      // Turned left to right where the (first) pawn stands on the e-h files.
       const int flip = file_of(pawn) >= 4 ? 7 : 0;
-      std::uint64_t idx = static_cast<std::uint64_t>(((file_of(pawn) ^ flip) << 12) |
-                                                     (wk ^ flip) << 6 | (bk ^ flip));
+      int files = file_of(pawn) ^ flip;
+      if (pawn2_rank >= 0) files = files << 3 | (file_of(pawn2) ^ flip);
+      std::uint64_t idx = static_cast<std::uint64_t>(files << 12 | (wk ^ flip) << 6 | (bk ^ flip));
       for (int i = 0; i < m; ++i) idx = idx << 6 | static_cast<std::uint64_t>(sq[i] ^ flip);
       return idx;
     }
@@ -201,21 +216,23 @@ struct Table {
   }
 };
 
-// A material of at most 3 pieces besides the kings and a pawn, as (type, colour): the table's
+// A material of at most 3 pieces besides the kings and the pawns, as (type, colour): the table's
 // name, pieces and size, no arrays yet. Pieces in any order; with pawn_rank >= 0, the table
-// holds one pawn of pawn_colour on that rank (0-based) besides them.
+// holds one pawn of pawn_colour on that rank (0-based) besides them, and with pawn2_rank >= 0 a
+// second of pawn2_colour (not of the same colour and rank as the first).
 Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, int pawn_rank = -1,
-                 Color pawn_colour = white);
+                 Color pawn_colour = white, int pawn2_rank = -1, Color pawn2_colour = white);
 // A material's name, white first ("KvKR").
 std::string name_of(const Table& t);
 // t's pieces besides the kings and the pawn without piece j: the material of sub-table j.
 std::vector<std::pair<PieceType, Color>> pieces_without(const Table& t, int j);
 
 struct Pos {
-  std::uint64_t kings;  // the head: the king pair's class, or the pawn's file and the kings
+  std::uint64_t kings;  // the head: the king pair's class, or the pawns' files and the kings
   int wk, bk;
   std::array<int, 3> sq;
-  int pawn = -1;  // the pawn's square, in a table with a pawn
+  int pawn = -1;   // the pawn's square, in a table with a pawn
+  int pawn2 = -1;  // the second pawn's, in a table with two
   Bitboard occ, side[2];
 };
 // What a position's converting moves reach: whether it has one (legal), whether one of them
@@ -226,17 +243,25 @@ struct Conversions {
   bool any = false, wins = false, draws = false, cursed = false, late = false;
 };
 Pos decode(const Table& t, std::uint64_t idx);
-// Whether the king of `side` (the pawn's) is safe once the pawn moves from p.pawn to `to`: no
-// piece of the other side attacks it through the square left or past the one taken. Inline: the
+// Whether the king of `side` (the pawn's) is safe once its pawn moves from `from` (p.pawn by
+// default) to `to`: no piece of the other side attacks it through the square left or past the
+// one taken, and the other side's pawn, if any, does not attack it unless taken. Inline: the
 // captures phase asks it of every position of the pawn's side.
-inline bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to) {
+inline bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to, int from = -1) {
+  if (from < 0) from = p.pawn;
   const Color them = opposite(side);
   const int king = side == white ? p.wk : p.bk;
-  const Bitboard occ = (p.occ & ~bit(p.pawn)) | bit(to);
+  const Bitboard occ = (p.occ & ~bit(from)) | bit(to);
   for (int i = 0; i < t.m; ++i) {
     const auto u = static_cast<std::size_t>(i);
     if (t.colour[u] == them && p.sq[u] != to && attacks_square(t.type[u], them, p.sq[u], king, occ))
       return false;
+  }
+  // The other of two pawns, where it is theirs: its check stands unless it is taken.
+  if (t.pawn2_rank >= 0) {
+    const int theirs = from == p.pawn ? p.pawn2 : p.pawn;
+    const Color tc = from == p.pawn ? t.pawn2_colour : t.pawn_colour;
+    if (tc == them && theirs != to && (pawn_attacks(them, theirs) & bit(king))) return false;
   }
   return true;
 }
