@@ -363,18 +363,23 @@ TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntryAndBeyondTheHoriz
 // alike. The segments: a white double push beside the black pawn, which may take it en passant
 // (w2_b4), and a black one (w5_b7); each pawn able to take the other (w4_b5); promotions of both,
 // by push and by capture (w7_b2); two pawns of one colour, whose representatives in retra's index
-// may have the first pawn on the e-h files (KPPvKR_w23).
+// may have the first pawn on the e-h files (KPPvKR_w23); then segments whose pushes read what the
+// sweep kept of the segment ahead, their children's values those built before them.
 TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   std::vector<Material> targets;
   for (const char* name : {"KRPvKP", "KPPvKR"}) targets.push_back(*parse_material(name));
   auto g = Game::closure(targets, false);
   ASSERT_TRUE(g) << g.error().message();
   const Game& game = **g;
+  // The values the sweep built here (each segment's once compared), and made up for the others.
   // (A double push that their pawn may take en passant leads to a virtual child, whose value
   // the game weighs from its children's, as the build's lookups do.)
-  kernels::Lower<int> made_up;
-  made_up = [&](const int& s, std::uint64_t i) -> int {
-    if (s == Game::kEnPassant) return game.virtual_value(s, i, made_up);
+  std::map<int, std::vector<std::uint8_t>> built;
+  bool read_built = false;
+  kernels::Lower<int> lower;
+  lower = [&](const int& s, std::uint64_t i) -> int {
+    if (s == Game::kEnPassant) return game.virtual_value(s, i, lower);
+    if (auto it = built.find(s); read_built && it != built.end()) return it->second[i];
     std::uint64_t h = ((static_cast<std::uint64_t>(s) << 40) ^ i) * 0x9E3779B97F4A7C15ull;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
@@ -384,19 +389,24 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   };
   kernels::KernelOptions o;
   o.threads = 2;
-  for (const char* name :
-       {"KRPvKP_w2_b4", "KRPvKP_w5_b7", "KRPvKP_w4_b5", "KRPvKP_w7_b2", "KPPvKR_w23"}) {
+  // Builds segment `name` with both kernels and compares them; `kept`: the pushes it must read
+  // from what the sweep kept of the segments ahead (-1: any).
+  auto compare = [&](const char* name, int kept) {
     const int s = game.find(name);
     ASSERT_GE(s, 0) << name;
     std::vector<std::uint8_t> mine(game.segment_size(s)), theirs(mine.size());
     std::vector<std::uint64_t> holes((mine.size() + 63) / 64, 0);
     o.holes = holes.data();
-    auto built = game.own_kernel(s, mine, made_up, o, {std::uint64_t{1} << 30});
-    ASSERT_TRUE(built.has_value()) << name << ": declined";
-    ASSERT_TRUE(*built) << built->error().message();
-    EXPECT_EQ((*built)->kernel, "sweep");
+    auto own = game.own_kernel(s, mine, lower, o, {std::uint64_t{1} << 30});
+    ASSERT_TRUE(own.has_value()) << name << ": declined";
+    ASSERT_TRUE(*own) << own->error().message();
+    EXPECT_EQ((*own)->kernel, "sweep");
+    for (const auto& [key, value] : (*own)->stats)
+      if (key == "kept_pushes" && kept >= 0) {
+        EXPECT_EQ(value, kept) << name;
+      }
     o.holes = nullptr;
-    auto generic = kernels::backward_as<ValueKind::dtz>(game, s, std::span(theirs), made_up, o);
+    auto generic = kernels::backward_as<ValueKind::dtz>(game, s, std::span(theirs), lower, o);
     ASSERT_TRUE(generic) << generic.error().message();
     std::uint64_t differ = 0, wrong_holes = 0, won = 0, lost = 0;
     for (std::uint64_t i = 0; i < mine.size(); ++i) {
@@ -411,11 +421,24 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
     }
     EXPECT_EQ(wrong_holes, 0u) << name;
     EXPECT_EQ(differ, 0u) << name;
-    EXPECT_TRUE((*built)->far == generic->far) << name;
+    EXPECT_TRUE((*own)->far == generic->far) << name;
     // The made-up children leave both wins and losses to find.
     EXPECT_GT(won, 0u) << name;
     EXPECT_GT(lost, 0u) << name;
-  }
+    built[s] = std::move(mine);
+  };
+  // Made-up children everywhere: what the sweep keeps of a segment disagrees with them, and is
+  // dropped, not read.
+  for (const char* name :
+       {"KRPvKP_w2_b4", "KRPvKP_w5_b7", "KRPvKP_w4_b5", "KRPvKP_w7_b2", "KPPvKR_w23"})
+    compare(name, 0);
+  // The segments built above read as built: a segment reads what the sweep kept of the segment
+  // a rank ahead of each pawn. w3_b4 has none built ahead; w2_b4 reads White's push from w3_b4;
+  // w3_b5 reads White's from w4_b5 and Black's from w3_b4.
+  read_built = true;
+  compare("KRPvKP_w3_b4", 0);
+  compare("KRPvKP_w2_b4", 1);
+  compare("KRPvKP_w3_b5", 2);
 }
 
 }  // namespace

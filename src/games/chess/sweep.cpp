@@ -664,7 +664,8 @@ Status rebase(Table& t, int upto) {
 
 Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   assert(!t.pawned() || (t.m > 0 && t.sub_pawn && t.pawn_moves));
-  assert(t.pawns() < 2 || (t.sub_pawn2 && !t.push_reach && !t.promote_run));
+  assert(t.pawns() < 2 || (t.sub_pawn2 && !t.promote_run));
+  assert(!t.push_reach2 || (t.pawns() == 2 && t.pawn_colour != t.pawn2_colour));
   const auto start = Clock::now();
   RETRA_TRY(mark_illegal(t));
   t.active[0].assign(2 * t.chunks(), 0);
@@ -772,21 +773,31 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               take_pawn[k][i] = ~between(p.sq[i], at);
           }
         }
-        // Where the pawn is this side's and its single push is kept (push_reach): the squares it
-        // can take on besides the last piece's, and whether it can push twice, the moves for
-        // which pawn_moves is still called.
-        const bool pushes_kept = t.pawned() && t.pawn_colour == s && t.push_reach;
+        // Where this side has one pawn and its single push is kept (push_reach, push_reach2):
+        // the squares it can take on besides the last piece's, and whether it can push twice,
+        // the moves for which pawn_moves is still called.
+        int own = -1;  // the pawn's square
+        const std::uint8_t* kept = nullptr;
+        if (t.pawned() && t.pawn_colour == s && !(t.pawns() == 2 && t.pawn2_colour == s)) {
+          own = p.pawn;
+          kept = t.push_reach;
+        } else if (t.pawns() == 2 && t.pawn2_colour == s && t.pawn_colour != s) {
+          own = p.pawn2;
+          kept = t.push_reach2;
+        }
+        const bool pushes_kept = kept != nullptr;
         Bitboard pawn_takes = 0;
-        bool other_moves = false;  // a double push, or a capture of a piece but the last
+        bool other_moves = false;  // a double push, or a capture of a piece (or pawn) but the last
         if (pushes_kept) {
-          pawn_takes = pawn_attacks(s, p.pawn);
+          pawn_takes = pawn_attacks(s, own);
           Bitboard theirs = 0;
           for (std::size_t j = 0; j < last; ++j)
             if (t.colour[j] == o) theirs |= bit(p.sq[j]);
-          other_moves = rank_of(p.pawn) == (s == white ? 1 : 6) || (pawn_takes & theirs);
+          if (t.pawns() == 2) theirs |= bit(own == p.pawn ? p.pawn2 : p.pawn);  // of two colours
+          other_moves = rank_of(own) == (s == white ? 1 : 6) || (pawn_takes & theirs);
           if (lc != o) pawn_takes = 0;  // the last piece is not one to take
         }
-        const int push_to = p.pawn + (s == white ? 8 : -8);
+        const int push_to = own + (s == white ? 8 : -8);
         auto& v = t.v[s];
         // This run's bits of the cursed and late bitmaps: a run is one word.
         std::uint64_t cursed_bits = 0, late_bits = 0;
@@ -893,8 +904,8 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                 for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
                   add(c, static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]));
               else if (pushes_kept && !(moved.occ & bit(push_to)) &&
-                       pawn_move_safe(t, moved, s, push_to))
-                add(c, static_cast<Reach>(t.push_reach[idx]));
+                       pawn_move_safe(t, moved, s, push_to, own))
+                add(c, static_cast<Reach>(kept[idx]));
               if (!c.wins && (!pushes_kept || other_moves || (pawn_takes >> q & 1)))
                 t.pawn_moves(s, idx, moved, c);
               captures |= c.any;
@@ -1634,8 +1645,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // late bitmaps of both sides; the pushes' bytes kept of the segment ahead are added below.
   std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
   const std::uint64_t bitmaps = top.padded() / 2 + 32;
-  // With a pawn: the bitmaps, and what is kept for the segment a rank behind (a byte per index).
-  if (top.pawned()) bytes += bitmaps + top.size;
+  // With pawns: the bitmaps, and what is kept for the segments a rank behind (a byte per index,
+  // for each pawn).
+  if (top.pawned()) bytes += bitmaps + static_cast<std::uint64_t>(top.pawns()) * top.size;
   // Sub-table j lacks top's piece j (m: the pawn, m + 1: the second pawn); identical pieces
   // share one.
   std::map<std::string, std::unique_ptr<sweep::Table>> subs;
@@ -1679,12 +1691,16 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   }
   if (!top.pawned() && far_subs && bytes + bitmaps > limits.spare_bytes) return std::nullopt;
   const double load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  // The pawn's single pushes from what the sweep kept of the segment a rank ahead (pushes_,
+  // A pawn's single pushes from what the sweep kept of the segment a rank ahead (pushes_,
   // taken out here), when it built that one in this process: one byte per position, read at the
   // position's own index, since a push changes no digit of the sweep's layout.
   // The same for the double pushes from the pawn's start rank (`ahead2`): the segment two ranks
   // ahead kept its bytes for the one between, which leaves them in the map for this one.
-  std::shared_ptr<const LargeArray<std::uint8_t>> ahead, ahead2;
+  // Per pawn ([1]: the second); with two, only where they are of two colours (two of one colour
+  // can change places in the layout as one pushes past the other).
+  std::array<std::shared_ptr<const LargeArray<std::uint8_t>>, 2> ahead, ahead2;
+  const bool keeps = top.pawns() == 1 || (top.pawns() == 2 && top.pawn_colour != top.pawn2_colour);
+  int kept_pushes = 0;  // the arrays read: single and double pushes, per pawn
   std::vector<int> of;  // retra's slots' pieces of top (sweep::piece_of_slot), and the inverse
   std::array<std::size_t, 7> slot_of{};
   std::size_t ps = 0, ps2 = 0;  // the pawn's slot, and the second pawn's
@@ -1723,25 +1739,27 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     return sq;
   };
   const Color pc = top.pawn_colour;
-  // The pawn's step, and the rank it starts from (its double pushes' rank).
-  const int dir = pc == white ? 8 : -8, first_rank = pc == white ? 1 : 6;
+  // The (first) pawn's step.
+  const int dir = pc == white ? 8 : -8;
   if (top.pawned()) {
     of = sweep::piece_of_slot(top, table.slots, false);
     for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
     ps = slot_of[static_cast<std::size_t>(top.m + 2)];
     if (top.pawns() == 2) ps2 = slot_of[static_cast<std::size_t>(top.m + 3)];
-    // The bytes kept of the segment `steps` ranks ahead, which push `tr` leads into, taken out of
-    // the map unless `leave` (a double push still to read them), where they fit the memory left
-    // and agree with lower on a sample of pushes (they always should: a build reads the segment
-    // the sweep just wrote; a caller handing other values through lower, as a test may, drops
-    // them).
-    auto take = [&](const Transition& tr, int steps, bool leave) {
+    // The bytes kept of the segment `steps` ranks ahead, which push `tr` of pawn k leads into,
+    // taken out of the map unless `leave` (a double push still to read them), where they fit the
+    // memory left and agree with lower on a sample of pushes (they always should: a build reads
+    // the segment the sweep just wrote; a caller handing other values through lower, as a test
+    // may, drops them).
+    auto take = [&](int k, const Transition& tr, int steps, bool leave) {
       std::shared_ptr<const LargeArray<std::uint8_t>> kept;
-      const int rank = top.pawn_rank + steps * dir / 8;
-      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip || top.pawns() != 1) return kept;
+      const Color c = k == 0 ? top.pawn_colour : top.pawn2_colour;
+      const int step = c == white ? 8 : -8;
+      const int rank = (k == 0 ? top.pawn_rank : top.pawn2_rank) + steps * step / 8;
+      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip || !keeps) return kept;
       {
         std::lock_guard lock(pushes_mutex_);
-        if (auto it = pushes_.find(tr.target); it != pushes_.end()) {
+        if (auto it = pushes_.find(2 * tr.target + c); it != pushes_.end()) {
           kept = it->second;
           if (!leave) pushes_.erase(it);
         }
@@ -1749,21 +1767,31 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       if (!kept || kept->size() != top.size || bytes + kept->size() > limits.spare_bytes)
         return decltype(kept){};
       bytes += kept->size();
-      for (std::uint64_t k = 0, checked = 0; k < top.size && checked < 4096;
-           k += top.size / 65536 + 1) {
-        const auto r = static_cast<sweep::Reach>((*kept)[k]);
+      for (std::uint64_t i = 0, checked = 0; i < top.size && checked < 4096;
+           i += top.size / 65536 + 1) {
+        const auto r = static_cast<sweep::Reach>((*kept)[i]);
         if (r == sweep::Reach::none) continue;
-        sweep::Pos p = sweep::decode(top, k);
-        p.pawn += steps * dir;  // the child's pawn
-        if (sweep::reach_of_byte(child_byte(tr, pc, slot_squares(p), p.pawn, ps)) != r)
+        sweep::Pos p = sweep::decode(top, i);
+        int& moved = k == 0 ? p.pawn : p.pawn2;
+        moved += steps * step;  // the child's pawn
+        if (sweep::reach_of_byte(child_byte(tr, c, slot_squares(p), moved, k == 0 ? ps : ps2)) != r)
           return decltype(kept){};
         ++checked;
       }
       return kept;
     };
-    ahead = take(table.push[ps][0], 1, top.pawn_rank + dir / 8 == first_rank + 2 * dir / 8);
-    if (top.pawn_rank == first_rank) ahead2 = take(table.push[ps][1], 2, false);
-    top.push_reach = ahead ? ahead->data() : nullptr;
+    for (int k = 0; k < top.pawns(); ++k) {
+      const auto u = static_cast<std::size_t>(k);
+      const Color c = k == 0 ? top.pawn_colour : top.pawn2_colour;
+      const int rank = k == 0 ? top.pawn_rank : top.pawn2_rank;
+      const int step = c == white ? 8 : -8, home = c == white ? 1 : 6;
+      const std::size_t mover = k == 0 ? ps : ps2;
+      ahead[u] = take(k, table.push[mover][0], 1, rank + step / 8 == home + 2 * step / 8);
+      if (rank == home) ahead2[u] = take(k, table.push[mover][1], 2, false);
+    }
+    top.push_reach = ahead[0] ? ahead[0]->data() : nullptr;
+    top.push_reach2 = ahead[1] ? ahead[1]->data() : nullptr;
+    for (std::size_t k = 0; k < 2; ++k) kept_pushes += (ahead[k] ? 1 : 0) + (ahead2[k] ? 1 : 0);
     // Promotion k of a run's positions: their indices first, then their lookups.
     if (top.pawns() == 1 && top.pawn_rank == (pc == white ? 6 : 1))
       top.promote_run = [&](Color side, const sweep::Pos& run, int k, std::uint64_t squares,
@@ -1820,7 +1848,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         // (Where the push is kept, the captures phase made it, from `ahead`; where it promotes,
         // from promote_run.)
         const bool promotes = rank_of(one) == last;
-        if (!(p.occ & bit(one)) && (promotes ? !top.promote_run : !top.push_reach) && safe(one)) {
+        const bool kept = (k == 0 ? top.push_reach : top.push_reach2) != nullptr;
+        if (!(p.occ & bit(one)) && (promotes ? !top.promote_run : !kept) && safe(one)) {
           if (promotes)
             for (std::size_t q = 0; q < 4 && !c.wins; ++q) see(table.promote[mover][q], one);
           else
@@ -1830,9 +1859,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         if (!c.wins && rank_of(from) == home && !(p.occ & bit(one)) && !(p.occ & bit(two)) &&
             safe(two)) {
           const Transition& tr = table.push[mover][1];
-          if (ahead2) {
-            sweep::add(c, static_cast<sweep::Reach>((*ahead2)[idx]));
-          } else if (other_theirs && beside(other, two)) {
+          const auto& kept2 = ahead2[static_cast<std::size_t>(k)];
+          if (other_theirs && beside(other, two)) {
             // Their pawn beside the pushed one may take it en passant: the child is the virtual
             // one that weighs that capture (Game::virtual_value), read through lower as the
             // generic kernels read it, the pushed pawn's square as the child's representative
@@ -1844,6 +1872,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
                 std::uint64_t{static_cast<std::uint32_t>(tr.target)} << 46 |
                 std::uint64_t{static_cast<std::uint32_t>(shown)} << 40 | at;
             sweep::add(c, sweep::reach_of_byte(lower(kEnPassant, packed)));
+          } else if (kept2) {
+            sweep::add(c, static_cast<sweep::Reach>((*kept2)[idx]));
           } else {
             see(tr, two);
           }
@@ -1874,27 +1904,33 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   if (!solved) return std::move(solved).error();
   if (!*solved) return std::nullopt;  // beyond the codes
   subs.clear();
-  // The bytes kept of the segment ahead become this one's, where no one else holds them (the
+  // The bytes kept of the segments ahead become this one's, where no one else holds them (the
   // map does while a double push still needs them): every byte is written below, so a new
   // array's page faults are saved (0.04 s a segment of KRPvKR). A new one is mapped, not a
   // vector, whose zeroing took a fault per 4 KiB page on one thread.
-  std::shared_ptr<LargeArray<std::uint8_t>> spare;
-  if (ahead && ahead.use_count() == 1 && ahead->size() == top.size)
-    spare = std::const_pointer_cast<LargeArray<std::uint8_t>>(std::move(ahead));
-  top.push_reach = nullptr;
-  ahead.reset();
-  ahead2.reset();
-  // For the segment a rank behind, if there is one: what a push into each position of the side
-  // not to move here leads to.
-  const int behind = top.pawn_rank - dir / 8;
-  if (top.pawns() == 1 && behind != 0 && behind != 7) {
-    if (!spare) {
+  std::vector<std::shared_ptr<LargeArray<std::uint8_t>>> spares;
+  for (auto& a : ahead)
+    if (a && a.use_count() == 1 && a->size() == top.size)
+      spares.push_back(std::const_pointer_cast<LargeArray<std::uint8_t>>(std::move(a)));
+  top.push_reach = top.push_reach2 = nullptr;
+  for (auto& a : ahead) a.reset();
+  for (auto& a : ahead2) a.reset();
+  // For the segment a rank behind each pawn, if there is one: what that pawn's push into each
+  // position of the side not to move here leads to (by the pusher's colour in the map).
+  for (int k = 0; keeps && k < top.pawns(); ++k) {
+    const Color c = k == 0 ? top.pawn_colour : top.pawn2_colour;
+    const int behind = (k == 0 ? top.pawn_rank : top.pawn2_rank) - (c == white ? 1 : -1);
+    if (behind == 0 || behind == 7) continue;
+    std::shared_ptr<LargeArray<std::uint8_t>> kept;
+    if (!spares.empty()) {
+      kept = std::move(spares.back());
+      spares.pop_back();
+    } else {
       auto a = LargeArray<std::uint8_t>::allocate(top.size, top.huge_pages);
       if (!a) return std::move(a).error();
-      spare = std::make_shared<LargeArray<std::uint8_t>>(std::move(*a));
+      kept = std::make_shared<LargeArray<std::uint8_t>>(std::move(*a));
     }
-    auto kept = std::move(spare);
-    const Color them = opposite(pc);
+    const Color them = opposite(c);
     // By a table of the codes where they count from base 0, as they mostly do.
     std::array<std::uint8_t, 256> reach{};
     if (top.base == 0)
@@ -1915,7 +1951,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         to[idx] = static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
     }
     std::lock_guard lock(pushes_mutex_);
-    pushes_[s] = std::move(kept);
+    pushes_[2 * s + c] = std::move(kept);
   }
   const auto converting = Clock::now();
   kernels::OwnKernelRun run;
@@ -1927,6 +1963,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   run.stats = {{"plies", top.plies},
                {"longest", top.longest},
                {"rebased_at", top.base},
+               {"kept_pushes", kept_pushes},
                {"subtables_seconds", load_seconds},
                {"illegal_seconds", times.illegal},
                {"captures_seconds", times.captures},

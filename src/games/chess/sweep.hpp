@@ -128,11 +128,12 @@ struct Table {
   // position's index (set by Game::own_kernel, which reads the children through lower).
   std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
   // Where Game::own_kernel kept the segment a rank ahead: each position's single push as that
-  // segment's Reach, at the position's own index (tables with one pawn only). The captures phase
-  // reads it itself and calls pawn_moves only where the pawn has other moves (a double push, a
-  // capture), which then leaves the single push out; null where the push promotes or nothing was
-  // kept.
+  // segment's Reach, at the position's own index (with two pawns, only where they are of two
+  // colours; push_reach2 is the second pawn's). The captures phase reads it itself and calls
+  // pawn_moves only where the pawn has other moves (a double push, a capture), which then leaves
+  // the single push out; null where the push promotes or nothing was kept.
   const std::uint8_t* push_reach = nullptr;
+  const std::uint8_t* push_reach2 = nullptr;
   // Where the single push promotes (one pawn, on its seventh rank): promotion k's child (0..3: Q,
   // R, B, N) as a Reach, out[q] for each square q of the last piece in `squares` of the run at
   // p, from one call per run (set by Game::own_kernel, which reads the children through lower):
