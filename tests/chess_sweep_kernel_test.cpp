@@ -360,11 +360,13 @@ TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntryAndBeyondTheHoriz
 // holes it marks. The children's values are made up, a hash of the entry (draws, and wins and
 // losses of 0..126 plies, beyond the 50-move horizon too): their true values would take the whole
 // closure, which promotions make every 5-piece table with a pawn. Both kernels must read them
-// alike. The segments: a white double push beside the black pawn, which may take it en passant
-// (w2_b4), and a black one (w5_b7); each pawn able to take the other (w4_b5); promotions of both,
-// by push and by capture (w7_b2); two pawns of one colour, whose representatives in retra's index
-// may have the first pawn on the e-h files (KPPvKR_w23); then segments whose pushes read what the
-// sweep kept of the segment ahead, their children's values those built before them.
+// alike. The segments: two pawns of one colour, whose representatives in retra's index may have
+// the first pawn on the e-h files (KPPvKR_w23); a black double push beside the white pawn, which
+// may take it en passant (w5_b7); promotions of both, by push and by capture (w7_b2); then
+// segments whose pushes read what the sweep kept of the segment ahead, their children's values
+// those built before them: each pawn able to take the other (w3_b4), a white double push that
+// the black pawn may take en passant (w2_b4). Under AddressSanitizer (6-7 times slower here) it
+// builds three of them, which take every path of the code the others take.
 TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   std::vector<Material> targets;
   for (const char* name : {"KRPvKP", "KPPvKR"}) targets.push_back(*parse_material(name));
@@ -427,18 +429,25 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
     EXPECT_GT(lost, 0u) << name;
     built[s] = std::move(mine);
   };
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr bool kAll = false;
+#else
+  constexpr bool kAll = true;
+#endif
   // Made-up children everywhere: what the sweep keeps of a segment disagrees with them, and is
   // dropped, not read.
-  for (const char* name :
-       {"KRPvKP_w2_b4", "KRPvKP_w5_b7", "KRPvKP_w4_b5", "KRPvKP_w7_b2", "KPPvKR_w23"})
-    compare(name, 0);
-  // The segments built above read as built: a segment reads what the sweep kept of the segment
-  // a rank ahead of each pawn. w3_b4 has none built ahead; w2_b4 reads White's push from w3_b4;
-  // w3_b5 reads White's from w4_b5 and Black's from w3_b4.
+  compare("KPPvKR_w23", 0);
+  if (kAll) {
+    compare("KRPvKP_w5_b7", 0);
+    compare("KRPvKP_w7_b2", 0);
+  }
+  // The segments built from here on read as built: a segment reads what the sweep kept of the
+  // segment a rank ahead of each pawn. w3_b4 has none built ahead; w2_b4 reads White's push
+  // from w3_b4, w3_b5 Black's.
   read_built = true;
   compare("KRPvKP_w3_b4", 0);
   compare("KRPvKP_w2_b4", 1);
-  compare("KRPvKP_w3_b5", 2);
+  if (kAll) compare("KRPvKP_w3_b5", 1);
 }
 
 }  // namespace

@@ -1509,10 +1509,12 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
   // squares the others leave free, ascending, so a run of `run` indices moves only that piece,
   // as the sweep's runs of 64 do: such a run is converted without the indexer, unless both
   // kings stand on the a1-h8 diagonal (which placements are canonical then depends on the
-  // pieces). Blocks are whole runs.
-  const std::size_t ls = slots.size() - 1;
+  // pieces). Blocks are whole runs. The last digit is the last slot's but for kings and pawns,
+  // which are the head's (KRPvK, KRvKP: the rook's).
+  std::size_t ls = slots.size() - 1;
+  while (ls > 0 && (slots[ls].type == king || slots[ls].type == pawn)) --ls;
   const bool runs =
-      of[ls] == t.m + 1 && t.m > 0 &&
+      t.m > 0 && of[ls] == t.m + 1 &&
       !(slots[ls - 1].type == slots[ls].type && slots[ls - 1].color == slots[ls].color);
   const std::uint64_t run = runs ? ix.radices().back() : 1;
   const std::uint64_t block = run * std::max<std::uint64_t>(1, 4096 / run);
