@@ -403,9 +403,9 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
     ASSERT_TRUE(own.has_value()) << name << ": declined";
     ASSERT_TRUE(*own) << own->error().message();
     EXPECT_EQ((*own)->kernel, "sweep");
-    for (const auto& [key, value] : (*own)->stats)
-      if (key == "kept_pushes" && kept >= 0) {
-        EXPECT_EQ(value, kept) << name;
+    for (const auto& stat : (*own)->stats)
+      if (stat.first == "kept_pushes" && kept >= 0) {
+        EXPECT_EQ(stat.second, kept) << name;
       }
     o.holes = nullptr;
     auto generic = kernels::backward_as<ValueKind::dtz>(game, s, std::span(theirs), lower, o);
