@@ -1,8 +1,8 @@
 // The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one or two
 // pawns and another piece besides the kings (Game::own_kernel; two pawns of one colour only on two
 // ranks): a table built the way Syzygy's generator builds one (its public description and source
-// read, none of it copied). Every piece sits on
-// its own 6 bits, so a move is an index difference; illegal positions are marked once, so no move
+// read, none of it copied). Every piece sits on its own 6 bits, so a move is an index
+// difference; illegal positions are marked once, so no move
 // or unmove tests legality; there are no counters: the parents of a win become loss candidates,
 // and a candidate is checked by reading the other side's table where its moves lead, for the 64
 // positions of a run (only the last piece on another square) at once, since a move of another
@@ -15,11 +15,11 @@
 // counts as 101 plies, as values.hpp's Best counts it, so a position with such a conversion wins
 // at ply 101 unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before
 // that ply). It declines a table whose distances outgrow its codes
-// (248 plies), which the generic kernel then builds. In a segment with one pawn, the pushes read
-// what the sweep kept of the segment a rank (two ranks) ahead (Game::own_kernel, sweep.cpp), the
-// other pawn moves read the finished segments through the driver; with two pawns, every pawn
-// move reads them through the driver (a double push that the other pawn may take en passant, its
-// virtual child, as the generic kernels do). docs/CHESS.md measures it;
+// (248 plies), which the generic kernel then builds. In a segment with one pawn, or two of two
+// colours, a pawn's pushes read what the sweep kept of the segment a rank (two ranks) ahead of it
+// (Game::own_kernel, sweep.cpp); the other pawn moves read the finished segments through the
+// driver (a double push that the other pawn may take en passant, its virtual child, as the
+// generic kernels do). docs/CHESS.md measures it;
 // bench/chess_sweep.cpp runs it alone and checks it against retra's files.
 // Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
