@@ -76,6 +76,31 @@ TEST(ChessIndex, BijectionOnLargerSegmentsSampled) {
   }
 }
 
+// step(i) after the placement of i - 1 is what unrank(i) gives: the kernels' initialization walks
+// every segment so. Pawns-and-kings segments (no group after the kings) move the black king;
+// the others re-place their last group. Every index of a window at the start and at a random
+// place of each segment, so that kings and groups wrap around.
+TEST(ChessIndex, StepEqualsUnrank) {
+  std::mt19937_64 rng(7);
+  for (const char* name : {"KQvK", "KPvKP", "KPPvK", "KPPvKP", "KPPPvK", "KRPvKR", "KBBvK"}) {
+    const auto g = game_of(name);
+    for (int s = 0; s < g->tables(); ++s) {
+      const Indexer& ix = *g->table(s).indexer;
+      const std::uint64_t window = std::min<std::uint64_t>(ix.size(), 20'000);
+      for (const std::uint64_t lo : {std::uint64_t{0}, rng() % (ix.size() - window + 1)}) {
+        std::array<std::uint8_t, kMaxPieces> walked{}, fresh{};
+        bool ok = ix.unrank(lo, walked.data());
+        for (std::uint64_t i = lo + 1; i < lo + window; ++i) {
+          ok = ix.step(i, walked.data());
+          ASSERT_EQ(ok, ix.unrank(i, fresh.data())) << g->table(s).name << " index " << i;
+          ASSERT_EQ(walked, fresh) << g->table(s).name << " index " << i;
+        }
+        (void)ok;
+      }
+    }
+  }
+}
+
 // Random placements of random tables: rank, unrank the rank, and the result is an image of the
 // placement under one of the segment's symmetries.
 RC_GTEST_PROP(ChessIndex, RankUnrankGivesAnImage, ()) {

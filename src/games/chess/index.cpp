@@ -569,7 +569,20 @@ bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
 
 bool Indexer::step(std::uint64_t i, std::uint8_t* sq) const {
   // Only the last group changes unless its rank wrapped around: re-place just that group.
-  if (groups_.empty()) return unrank(i, sq);
+  if (groups_.empty()) {
+    // Pawns and kings only (KPvKP, KPPvKP, KPPPvK): the black king is the last digit, so it
+    // moves to the next free square unless its digit wrapped around. Without this every
+    // position of those tables was unranked from scratch (a tenth of KPvKP's build).
+    if (!pawns_ || i % static_cast<std::uint64_t>(63 - pawn_slots_.size()) == 0)
+      return unrank(i, sq);
+    Bitboard occ = 0;
+    for (int k = 0; k < n_; ++k)
+      if (k != bk_slot_) occ |= bit(sq[k]);
+    const Bitboard next = ~occ & ~((bit(sq[bk_slot_]) << 1) - 1);
+    assert(next && "a digit below 63 - pawns has a free square above it");
+    sq[bk_slot_] = static_cast<std::uint8_t>(std::countr_zero(next));
+    return canonical(sq, i / head_divisor_);
+  }
   const Group& gr = groups_.back();
   Bitboard occ = 0;
   for (int k = 0; k < n_; ++k)
