@@ -55,7 +55,8 @@ class Indexer {
   // Writes the placement of index i; false when i is not a canonical placement.
   bool unrank(std::uint64_t i, std::uint8_t* sq) const;
   // The placement of index i from sq, which holds the placement of index i - 1: only the last
-  // group is placed again, unless its rank wrapped around. Returns what unrank(i) returns.
+  // group (in segments of kings and pawns alone, the black king) is placed again, unless its
+  // digit wrapped around. Returns what unrank(i) returns.
   bool step(std::uint64_t i, std::uint8_t* sq) const;
   // rank() of a placement known to be its class's representative (no symmetry to find), given
   // its pawn configuration code (pawn_code; ignored without pawns): the unmoves' fast path.
