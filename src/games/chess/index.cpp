@@ -568,36 +568,26 @@ bool Indexer::unrank(std::uint64_t i, std::uint8_t* sq) const {
 }
 
 bool Indexer::step(std::uint64_t i, std::uint8_t* sq) const {
-  // Only the last group changes unless its rank wrapped around: re-place just that group.
-  if (groups_.empty()) {
-    // Pawns and kings only (KPvKP, KPPvKP, KPPPvK): the black king is the last digit, so it
-    // moves to the next free square unless its digit wrapped around. Without this every
-    // position of those tables was unranked from scratch (a tenth of KPvKP's build).
-    if (!pawns_ || i % static_cast<std::uint64_t>(63 - pawn_slots_.size()) == 0)
-      return unrank(i, sq);
-    Bitboard occ = 0;
-    for (int k = 0; k < n_; ++k)
-      if (k != bk_slot_) occ |= bit(sq[k]);
-    const Bitboard next = ~occ & ~((bit(sq[bk_slot_]) << 1) - 1);
-    assert(next && "a digit below 63 - pawns has a free square above it");
-    sq[bk_slot_] = static_cast<std::uint8_t>(std::countr_zero(next));
-    return canonical(sq, i / head_divisor_);
-  }
-  const Group& gr = groups_.back();
+  // Only the last digit's pieces change unless that digit wrapped around: re-place just them.
+  // The last digit is the last group, or in segments of kings and pawns alone (KPvKP, KPPvKP,
+  // KPPPvK) the black king; unranking those from scratch was a tenth of KPvKP's build.
+  if (groups_.empty() && !pawns_) return unrank(i, sq);
+  const int first = groups_.empty() ? bk_slot_ : groups_.back().first;
+  const int count = groups_.empty() ? 1 : groups_.back().count;
   Bitboard occ = 0;
   for (int k = 0; k < n_; ++k)
-    if (k < gr.first || k >= gr.first + gr.count) occ |= bit(sq[k]);
-  if (gr.count == 1) {
-    // One piece: the next free square after its current one (its rank went up by one), if any
+    if (k < first || k >= first + count) occ |= bit(sq[k]);
+  if (count == 1) {
+    // One piece: the next free square after its current one (its digit went up by one), if any
     // (no division: this runs once per position in every kernel's initialization).
-    const Bitboard above = ~((bit(sq[gr.first]) << 1) - 1);
+    const Bitboard above = ~((bit(sq[first]) << 1) - 1);
     const Bitboard next = ~occ & above;
     if (!next) return unrank(i, sq);
-    sq[gr.first] = static_cast<std::uint8_t>(std::countr_zero(next));
+    sq[first] = static_cast<std::uint8_t>(std::countr_zero(next));
   } else {
     const std::uint64_t last = i % radix_.back();
     if (last == 0) return unrank(i, sq);
-    unrank_combination(last, gr.count, occ, sq + gr.first);
+    unrank_combination(last, count, occ, sq + first);
   }
   // Only segments with pawns need the head (their configuration id) to decide canonicity.
   return canonical(sq, pawns_ ? i / head_divisor_ : 0);
