@@ -218,8 +218,7 @@ Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, i
   assert(pawn_rank < 0 || (pawn_rank >= 1 && pawn_rank <= 6));
   t.pawn_rank = pawn_rank;
   t.pawn_colour = pawn_colour;
-  assert(pawn2_rank < 0 || (pawn_rank >= 0 && pawn2_rank >= 1 && pawn2_rank <= 6 &&
-                            (pawn2_rank != pawn_rank || pawn2_colour != pawn_colour)));
+  assert(pawn2_rank < 0 || (pawn_rank >= 0 && pawn2_rank >= 1 && pawn2_rank <= 6));
   t.pawn2_rank = pawn2_rank;
   t.pawn2_colour = pawn2_colour;
   // The second pawn's file is a digit of 3 bits (the board's turn is the first's).
@@ -1614,9 +1613,6 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     } else if (slot.type != king) {
       pieces.emplace_back(slot.type, slot.color);
     }
-  // Two pawns of one colour on one rank are one position under two heads (sweep.hpp, Table).
-  if (np == 2 && pawn_rank[0] == pawn_rank[1] && pawn_colour[0] == pawn_colour[1])
-    return std::nullopt;
   sweep::Table top = sweep::make_table(pieces, threads, pawn_rank[0], pawn_colour[0], pawn_rank[1],
                                        pawn_colour[1]);
   top.huge_pages = options.tuning.huge_pages;

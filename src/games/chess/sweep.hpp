@@ -1,15 +1,14 @@
 // The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one or two
-// pawns and another piece besides the kings (Game::own_kernel; two pawns of one colour only on two
-// ranks): a table built the way Syzygy's generator builds one (its public description and source
-// read, none of it copied). Every piece sits on its own 6 bits, so a move is an index
-// difference; illegal positions are marked once, so no move
-// or unmove tests legality; there are no counters: the parents of a win become loss candidates,
-// and a candidate is checked by reading the other side's table where its moves lead, for the 64
-// positions of a run (only the last piece on another square) at once, since a move of another
-// piece leads all of them into one run of that table; every ply is one sweep of both sides'
-// tables (of the chunks where it has work), and a side's wins are pulled from its open positions
-// instead of pushed from the other side's losses where that reads less, as its losses are (every
-// open position checked, no candidates marked from the other side's wins). It computes the
+// pawns and another piece besides the kings (Game::own_kernel): a table built the way Syzygy's
+// generator builds one (its public description and source read, none of it copied). Every
+// piece sits on its own 6 bits, so a move is an index difference; illegal positions are marked
+// once, so no move or unmove tests legality; there are no counters: the parents of a win become
+// loss candidates, and a candidate is checked by reading the other side's table where its moves
+// lead, for the 64 positions of a run (only the last piece on another square) at once, since a move
+// of another piece leads all of them into one run of that table; every ply is one sweep of both
+// sides' tables (of the chunks where it has work), and a side's wins are pulled from its open
+// positions instead of pushed from the other side's losses where that reads less, as its losses are
+// (every open position checked, no candidates marked from the other side's wins). It computes the
 // distance to conversion (capture, pawn move or mate), the DTZ under the 50-move rule: a
 // conversion into a value beyond the 100-ply horizon (a cursed win or blessed loss of the child)
 // counts as 101 plies, as values.hpp's Best counts it, so a position with such a conversion wins
@@ -94,9 +93,11 @@ struct Conversions;
 // into a segment built earlier), so the pawns' files are the head's top digits, and the board is
 // turned only left to right, to put the (first) pawn on the a-d files; the kings move freely:
 //   [ pawn's file: 0..3 ][ second pawn's file: 0..7 ][ white king: 6 bits ][ black king: 6 bits ]
-// (the second pawn's digit only in a table with two). Two pawns are told apart by colour or
-// rank: Game::own_kernel declines two pawns of one colour on one rank, which would be one
-// position under two heads. Heads of kings on one square, next to each other or on a pawn's
+// (the second pawn's digit only in a table with two). Two pawns of one colour on one rank are
+// one position under two heads (either may be the first), and, on mirror files (c and f), a
+// position and its mirror image under one; as with the pawnless kings on the a1-h8 diagonal,
+// every copy is computed from the same children, so all agree, and the conversion into retra's
+// order reads any one of them. Heads of kings on one square, next to each other or on a pawn's
 // square, or of two pawns on one square, are illegal.
 struct Table {
   std::string name;  // the material as this table orients it ("KvKR" is KRvK turned around)
