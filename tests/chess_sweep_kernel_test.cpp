@@ -1,9 +1,9 @@
-// The chess game's own kernel for DTZ segments, pawnless or with one or two pawns
-// (src/games/chess/sweep.hpp, Game::own_kernel), against retra's generic backward kernel: the same
-// values on every entry and the holes it marks exactly the game's invalid entries, on two threads
-// (so that ThreadSanitizer sees the sweeps' shared bytes); the codes rebased; conversions beyond
-// the 50-move horizon; what it declines; and the build driver taking it unless told not to. Thread
-// safety: none.
+// The chess game's own kernel for DTZ segments, pawnless or with one or two pawns, with or without
+// other pieces (src/games/chess/sweep.hpp, Game::own_kernel), against retra's generic backward
+// kernel: the same values on every entry and the holes it marks exactly the game's invalid entries,
+// on two threads (so that ThreadSanitizer sees the sweeps' shared bytes); the codes rebased;
+// conversions beyond the 50-move horizon; what it declines; and the build driver taking it unless
+// told not to. Thread safety: none.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,13 +161,9 @@ TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {
   // More memory than the plan leaves.
   EXPECT_FALSE(game().own_kernel(s, v, lower(), two_threads(), {std::uint64_t{1} << 20}));
   EXPECT_TRUE(untouched());
-  // Pawns with no other piece besides the kings (KPvK, KPvKP, KPPvK) and three pawns (KPPvKP,
-  // KPPPvK): the generic kernel's. (Their closures hold tables the own kernel builds.) Every
-  // segment of the table whose name starts with the prefix given.
-  const std::pair<const char*, const char*> declined_ones[] = {{"KPvK", "KPvK_"},
-                                                               {"KPvKP", "KPvKP_"},
-                                                               {"KPPvK", "KPPvK_"},
-                                                               {"KPPvKP", "KPPvKP_"},
+  // Three pawns (KPPvKP, KPPPvK): the generic kernel's. (Their closures hold tables the own
+  // kernel builds.) Every segment of the table whose name starts with the prefix given.
+  const std::pair<const char*, const char*> declined_ones[] = {{"KPPvKP", "KPPvKP_"},
                                                                {"KPPPvK", "KPPPvK_"}};
   for (const auto& [table, prefix] : declined_ones) {
     auto material = parse_material(table);
@@ -186,8 +182,8 @@ TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {
   }
 }
 
-// The driver takes the own kernel for pawnless DTZ segments (the manifest names it) and writes
-// the generic kernel's bytes; DTM segments and KPvK's stay with the generic kernel.
+// The driver takes the own kernel for DTZ segments (the manifest names it) and writes the
+// generic kernel's bytes; DTM segments stay with the generic kernel.
 TEST_F(ChessSweepKernel, TheBuildTakesItAndWritesTheSameFiles) {
   test::TempDir own;
   BuildRequest r =
@@ -198,7 +194,7 @@ TEST_F(ChessSweepKernel, TheBuildTakesItAndWritesTheSameFiles) {
   auto db = Database::open(own.path());
   ASSERT_TRUE(db) << db.error().message();
   for (const auto& rec : (*db)->manifest().segments) {
-    const bool sweep = rec.name.find('P') == std::string::npos && !rec.name.ends_with(".dtm");
+    const bool sweep = !rec.name.ends_with(".dtm");
     EXPECT_EQ(rec.build.value("kernel", ""), sweep ? "sweep" : "backward") << rec.name;
   }
   for (std::size_t k = 0; k < 2; ++k) {
@@ -355,53 +351,48 @@ TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntryAndBeyondTheHoriz
   equals_the_generic_kernel_beyond_the_horizon(game(), lower());
 }
 
-// Tables with two pawns: KRPvKP (one of each colour) and KPPvKR (two white ones, on two ranks
-// and on one), segment by segment against the generic kernel given the same children, every
-// entry and the holes it marks. The children's values are made up, a hash of the entry (draws,
-// and wins and losses of 0..126 plies, beyond the 50-move horizon too): their true values would
-// take the whole closure, which promotions make every 5-piece table with a pawn. Both kernels
-// must read them alike. The segments: two pawns of one colour, whose representatives in retra's
-// index may have the first pawn on the e-h files (KPPvKR_w23); two on one rank, one position
-// under two of the sweep's heads and, on mirror files (c and f), a position and its mirror image
-// under one, both able to push twice (w22) and both promoting (w77); a black double push beside
-// the white pawn, which may take it en passant (w5_b7); promotions of both, by push and by
-// capture (w7_b2); then segments whose pushes read what the sweep kept of the segment ahead,
-// their children's values those built before them: each pawn able to take the other (w3_b4), a
-// white double push that the black pawn may take en passant (w2_b4). Under AddressSanitizer (6-7
-// times slower here) it builds four of them, which take every path of the code the others take.
-TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
-  std::vector<Material> targets;
-  for (const char* name : {"KRPvKP", "KPPvKR"}) targets.push_back(*parse_material(name));
-  auto g = Game::closure(targets, false);
-  ASSERT_TRUE(g) << g.error().message();
-  const Game& game = **g;
-  // The values the sweep built here (each segment's once compared), and made up for the others.
-  // (A double push that their pawn may take en passant leads to a virtual child, whose value
-  // the game weighs from its children's, as the build's lookups do.)
-  std::map<int, std::vector<std::uint8_t>> built;
+// The closure of some tables, whose segments the own kernel and the generic kernel build from the
+// same children: made up (a hash of the entry: draws, and wins and losses of 0..126 plies, beyond
+// the 50-move horizon too), or, once read_built is set, those the sweep built here (each
+// segment's once compared), so that a segment reads what the sweep kept of the segment a rank
+// ahead of each pawn. (A double push that their pawn may take en passant leads to a virtual
+// child, whose value the game weighs from its children's, as the build's lookups do; a capture
+// that leaves only the kings, to another, a draw.)
+class SameChildren {
+ public:
+  explicit SameChildren(std::vector<const char*> tables) {
+    std::vector<Material> targets;
+    for (const char* name : tables) targets.push_back(*parse_material(name));
+    auto g = Game::closure(targets, false);
+    EXPECT_TRUE(g) << g.error().message();
+    if (g) game_ = *g;
+    lower_ = [this](const int& s, std::uint64_t i) -> int {
+      if (Game::virtual_segment(s)) return game_->virtual_value(s, i, lower_);
+      if (auto it = built_.find(s); read_built && it != built_.end()) return it->second[i];
+      std::uint64_t h = ((static_cast<std::uint64_t>(s) << 40) ^ i) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 29;
+      h *= 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 32;
+      const int kind = static_cast<int>(h % 10), d = static_cast<int>((h >> 8) % 127);
+      return kind < 3 ? 0 : kind < 6 ? 2 * std::max(d, 1) + 1 : 2 * d + 2;
+    };
+  }
   bool read_built = false;
-  kernels::Lower<int> lower;
-  lower = [&](const int& s, std::uint64_t i) -> int {
-    if (s == Game::kEnPassant) return game.virtual_value(s, i, lower);
-    if (auto it = built.find(s); read_built && it != built.end()) return it->second[i];
-    std::uint64_t h = ((static_cast<std::uint64_t>(s) << 40) ^ i) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    const int kind = static_cast<int>(h % 10), d = static_cast<int>((h >> 8) % 127);
-    return kind < 3 ? 0 : kind < 6 ? 2 * std::max(d, 1) + 1 : 2 * d + 2;
-  };
-  kernels::KernelOptions o;
-  o.threads = 2;
-  // Builds segment `name` with both kernels and compares them; `kept`: the pushes it must read
-  // from what the sweep kept of the segments ahead (-1: any).
-  auto compare = [&](const char* name, int kept) {
+
+  // Builds segment `name` with both kernels, on two threads, and compares every entry and the
+  // holes the sweep marks; `kept`: the pushes it must read from what the sweep kept of the
+  // segments ahead (-1: any).
+  void compare(const char* name, int kept) {
+    ASSERT_TRUE(game_);
+    const Game& game = *game_;
     const int s = game.find(name);
     ASSERT_GE(s, 0) << name;
+    kernels::KernelOptions o;
+    o.threads = 2;
     std::vector<std::uint8_t> mine(game.segment_size(s)), theirs(mine.size());
     std::vector<std::uint64_t> holes((mine.size() + 63) / 64, 0);
     o.holes = holes.data();
-    auto own = game.own_kernel(s, mine, lower, o, {std::uint64_t{1} << 30});
+    auto own = game.own_kernel(s, mine, lower_, o, {std::uint64_t{1} << 30});
     ASSERT_TRUE(own.has_value()) << name << ": declined";
     ASSERT_TRUE(*own) << own->error().message();
     EXPECT_EQ((*own)->kernel, "sweep");
@@ -410,7 +401,7 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
         EXPECT_EQ(stat.second, kept) << name;
       }
     o.holes = nullptr;
-    auto generic = kernels::backward_as<ValueKind::dtz>(game, s, std::span(theirs), lower, o);
+    auto generic = kernels::backward_as<ValueKind::dtz>(game, s, std::span(theirs), lower_, o);
     ASSERT_TRUE(generic) << generic.error().message();
     std::uint64_t differ = 0, wrong_holes = 0, won = 0, lost = 0;
     for (std::uint64_t i = 0; i < mine.size(); ++i) {
@@ -426,11 +417,35 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
     EXPECT_EQ(wrong_holes, 0u) << name;
     EXPECT_EQ(differ, 0u) << name;
     EXPECT_TRUE((*own)->far == generic->far) << name;
-    // The made-up children leave both wins and losses to find.
+    // The children leave both wins and losses to find.
     EXPECT_GT(won, 0u) << name;
     EXPECT_GT(lost, 0u) << name;
-    built[s] = std::move(mine);
-  };
+    built_[s] = std::move(mine);
+  }
+
+ private:
+  std::shared_ptr<const Game> game_;
+  kernels::Lower<int> lower_;
+  std::map<int, std::vector<std::uint8_t>> built_;
+};
+
+// Tables with two pawns: KRPvKP (one of each colour) and KPPvKR (two white ones, on two ranks
+// and on one), segment by segment against the generic kernel given the same children, every
+// entry and the holes it marks. The children's values are made up, a hash of the entry (draws,
+// and wins and losses of 0..126 plies, beyond the 50-move horizon too): their true values would
+// take the whole closure, which promotions make every 5-piece table with a pawn. Both kernels
+// must read them alike. The segments: two pawns of one colour, whose representatives in retra's
+// index may have the first pawn on the e-h files (KPPvKR_w23); two on one rank, one position
+// under two of the sweep's heads and, on mirror files (c and f), a position and its mirror image
+// under one, both able to push twice (w22) and both promoting (w77); a black double push beside
+// the white pawn, which may take it en passant (w5_b7); promotions of both, by push and by
+// capture (w7_b2); then segments whose pushes read what the sweep kept of the segment ahead,
+// their children's values those built before them: each pawn able to take the other (w3_b4), a
+// white double push that the black pawn may take en passant (w2_b4). Under AddressSanitizer (6-7
+// times slower here) it builds four of them, which take every path of the code the others take.
+TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
+  SameChildren same({"KRPvKP", "KPPvKR"});
+  auto compare = [&](const char* name, int kept) { same.compare(name, kept); };
 #if defined(__SANITIZE_ADDRESS__)
   constexpr bool kAll = false;
 #else
@@ -450,10 +465,32 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   // The segments built from here on read as built: a segment reads what the sweep kept of the
   // segment a rank ahead of each pawn. w3_b4 has none built ahead; w2_b4 reads White's push
   // from w3_b4, w3_b5 Black's.
-  read_built = true;
+  same.read_built = true;
   compare("KRPvKP_w3_b4", 0);
   compare("KRPvKP_w2_b4", 1);
   if (kAll) compare("KRPvKP_w3_b5", 1);
+}
+
+// Tables of the kings and pawns only, which the sweep builds position by position (no other
+// piece, so no runs): every segment of KPvK, rank by rank from the seventh, each reading what
+// the sweep kept of the one ahead (w2 also that of w4, for its double push); then KPvKP and
+// KPPvK from made-up children: a black double push beside the white pawn, which may take it en
+// passant (KPvKP_w5_b7), promotions of both (w7_b2), two white pawns on two ranks (KPPvK_w23)
+// and on one, pushing twice (w22) and promoting (w77); and KPvKP read as built again, each pawn
+// able to take the other (w3_b4), and the pushes kept of it (w2_b4: White's, w3_b5: Black's).
+TEST(ChessSweepKingsAndPawns, EqualsTheGenericKernelGivenTheSameChildren) {
+  SameChildren same({"KPvKP", "KPPvK"});
+  same.read_built = true;
+  same.compare("KPvK_w7", 0);
+  for (const char* name : {"KPvK_w6", "KPvK_w5", "KPvK_w4", "KPvK_w3"}) same.compare(name, 1);
+  same.compare("KPvK_w2", 2);
+  same.read_built = false;
+  for (const char* name : {"KPvKP_w5_b7", "KPvKP_w7_b2", "KPPvK_w23", "KPPvK_w22", "KPPvK_w77"})
+    same.compare(name, 0);
+  same.read_built = true;
+  same.compare("KPvKP_w3_b4", 0);
+  same.compare("KPvKP_w2_b4", 1);
+  same.compare("KPvKP_w3_b5", 1);
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ class Game {
   int virtual_value(int s, std::uint64_t packed, const Lower& lower) const;
 
   // The game's own kernel (sweep.hpp) for the DTZ segments of 3-5 piece tables without pawns
-  // or with one or two pawns and another piece besides the kings, whose sub-tables and pawn
+  // or with one or two (other pieces besides the kings or not), whose sub-tables and pawn
   // moves it reads through lower (with one pawn, or two of two colours, a segment's pushes from
   // what the sweep kept of the segment a rank, or two, ahead, where it built that one in this
   // process); declines the others, tables whose distances outgrow its codes, and tables whose

@@ -548,6 +548,131 @@ void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts
   }
 }
 
+// What a position's captures and pawn moves reach, as the captures phase gathers them: a
+// capture's child in a sub-table (see, its code) and the pawn moves' Conversions (add).
+struct Gathered {
+  bool captures = false, wins = false, draws = false, cursed = false, late = false;
+  // A sub-table's codes count from base 0, or hold no distance beyond the horizon (solve's
+  // contract), so a code beyond win(kHorizon) or loss(kHorizon) is one beyond it.
+  void see(std::uint8_t x) {
+    if (x == kIllegal) return;
+    captures = true;
+    if (is_loss(x))
+      (x > loss(kHorizon) ? cursed : wins) = true;
+    else if (x == kDraw)
+      draws = true;
+    else
+      late |= x > win(kHorizon);
+  }
+  void add(const Conversions& c) {
+    captures |= c.any;
+    wins |= c.wins;
+    draws |= c.draws;
+    cursed |= c.cursed;
+    late |= c.late;
+  }
+  // A cursed win never loses, as a draw by capture does, and wins by ply 101; a late loss is a
+  // candidate that cannot lose before ply 101.
+  std::uint8_t value() const {
+    return wins ? win(1) : draws || cursed ? kCapDraw : captures ? candidate(1) : kUnknown;
+  }
+  bool cursed_bit() const { return !wins && cursed; }
+  bool late_bit() const { return !wins && !draws && !cursed && late; }
+};
+
+// Writes side s's value at idx (the position p; `checked`, its byte before the captures phase)
+// from its conversions g: in check without one, it is mated unless a quiet move is legal.
+// Atomic: other positions' mate tests read this side's bytes (only whether they are illegal,
+// which no write here changes).
+void settle(Table& t, std::uint64_t idx, const Pos& p, Color s, std::uint8_t checked,
+            const Gathered& g) {
+  std::uint8_t x = g.value();
+  if (checked == kInCheck && !g.captures) {
+    const auto& next = t.v[opposite(s)];
+    const bool moves = !for_each_quiet<true>(
+        t, idx, p, s, [&](std::uint64_t child) { return load(next[child]) == kIllegal; });
+    if (!moves) x = loss(0);
+  }
+  store(t.v[s][idx], x);
+}
+
+// The cursed and late bitmaps of both sides, zero, for a table whose conversions may reach
+// beyond the 50-move horizon.
+Status allocate_far_bitmaps(Table& t) {
+  for (auto* bits : {&t.cursed[0], &t.cursed[1], &t.late[0], &t.late[1]}) {
+    auto a = LargeArray<std::uint64_t>::allocate(t.padded() / 64 + 1, t.huge_pages);
+    if (!a) return std::move(a).error();
+    *bits = std::move(*a);
+  }
+  return {};
+}
+
+// The captures phase of a table of the kings and pawns only (no other piece, so no runs),
+// position by position: a king takes a pawn of the other side, or a pawn of the side to move
+// moves (its single push read where the sweep kept the segment ahead, the other moves through
+// pawn_moves, which promote too: no promote_run here). Returns whether a conversion reaches
+// beyond the 50-move horizon (its bits set in t.cursed, t.late).
+int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
+  assert(t.m == 0 && t.pawned() && !t.promote_run);
+  int far = 0;  // an int and |, as kernels/backward.hpp reduces under ThreadSanitizer
+#pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads) reduction(| : far)
+  for (std::uint64_t base = 0; base < t.size; base += 64) {  // a word of the bitmaps each
+    for (const Color s : {white, black}) {
+      const Color o = opposite(s);
+      // The pawn whose single push is kept (one pawn of this side; with two, of two colours).
+      int own = -1;
+      const std::uint8_t* kept = nullptr;
+      if (t.pawn_colour == s && !(t.pawns() == 2 && t.pawn2_colour == s)) {
+        own = 0;
+        kept = t.push_reach;
+      } else if (t.pawns() == 2 && t.pawn2_colour == s && t.pawn_colour != s) {
+        own = 1;
+        kept = t.push_reach2;
+      }
+      std::uint64_t cursed_bits = 0, late_bits = 0;
+      for (int q = 0; q < 64; ++q) {
+        const std::uint64_t idx = base + static_cast<std::uint64_t>(q);
+        const std::uint8_t checked = t.v[s][idx];
+        if (checked == kIllegal) continue;
+        const Pos p = decode(t, idx);
+        const int king = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
+        const Bitboard reach = king_attacks(king) & ~king_attacks(other);
+        Gathered g;
+        // A pawn of theirs taken by the king; the other pawn, if any, stays.
+        for (int k = 0; k < t.pawns() && !g.wins; ++k) {
+          const int at = k == 0 ? p.pawn : p.pawn2;
+          if ((k == 0 ? t.pawn_colour : t.pawn2_colour) != o || !(reach & bit(at))) continue;
+          const int wk = s == white ? at : p.wk, bk = s == white ? p.bk : at;
+          const Table& sub = *(k == 0 ? t.sub_pawn : t.sub_pawn2);
+          g.see(sub.v[o][sub.index(wk, bk, p.sq.data(), k == 0 ? p.pawn2 : p.pawn)]);
+        }
+        if (!g.wins && t.has_pawn(s)) {  // a pawn of ours moves
+          Conversions c;
+          bool rest = true;  // moves left for pawn_moves
+          if (kept) {
+            const int from = own == 0 ? p.pawn : p.pawn2, to = from + (s == white ? 8 : -8);
+            if (!(p.occ & bit(to)) && pawn_move_safe(t, p, s, to, from))
+              add(c, static_cast<Reach>(kept[idx]));
+            const int theirs = own == 0 ? p.pawn2 : p.pawn;  // of the other colour, if any
+            rest = rank_of(from) == (s == white ? 1 : 6) ||
+                   (theirs >= 0 && (pawn_attacks(s, from) & bit(theirs)));
+          }
+          if (!c.wins && rest) t.pawn_moves(s, idx, p, c);
+          g.add(c);
+        }
+        cursed_bits |= std::uint64_t{g.cursed_bit()} << q;
+        late_bits |= std::uint64_t{g.late_bit()} << q;
+        settle(t, idx, p, s, checked, g);
+      }
+      if (cursed_bits) t.cursed[s][base / 64] = cursed_bits;
+      if (late_bits) t.late[s][base / 64] = late_bits;
+      far |= (cursed_bits | late_bits) != 0;
+    }
+    progress_advance(opt.progress, 64);
+  }
+  return far;
+}
+
 // Both sides' arrays, every value unknown, with the illegal positions marked once: two pieces
 // on one square, or the side not to move in check. The side to move in check is noted too (a
 // code the plies use for candidates), since only there can a position without moves be a mate.
@@ -568,6 +693,7 @@ Status mark_illegal(Table& t) {
   if (t.m == 0 && !t.pawned()) {
     for (std::uint64_t idx = 0; idx < t.size; ++idx) mark(idx, false, false);
   } else if (t.m == 0) {  // the kings and the pawns: no runs
+#pragma omp parallel for schedule(static) num_threads(t.threads)
     for (std::uint64_t idx = 0; idx < t.size; ++idx) {
       const Pos p = decode(t, idx);
       if (p.wk == p.bk || (king_attacks(p.wk) & bit(p.bk)) ||
@@ -662,7 +788,7 @@ Status rebase(Table& t, int upto) {
 }  // namespace
 
 Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
-  assert(!t.pawned() || (t.m > 0 && t.sub_pawn && t.pawn_moves));
+  assert(!t.pawned() || (t.sub_pawn && t.pawn_moves));
   assert(t.pawns() < 2 || (t.sub_pawn2 && !t.promote_run));
   assert(!t.push_reach2 || (t.pawns() == 2 && t.pawn_colour != t.pawn2_colour));
   const auto start = Clock::now();
@@ -717,12 +843,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                             (t.pawn2_rank >= 0 && t.sub_pawn2->longest > kHorizon);
     for (int j = 0; j < t.m; ++j)
       may_reach_beyond |= t.sub[static_cast<std::size_t>(j)]->longest > kHorizon;
-    if (may_reach_beyond || t.pawn_moves)
-      for (auto* bits : {&t.cursed[0], &t.cursed[1], &t.late[0], &t.late[1]}) {
-        auto a = LargeArray<std::uint64_t>::allocate(t.padded() / 64 + 1, t.huge_pages);
-        if (!a) return std::move(a).error();
-        *bits = std::move(*a);
-      }
+    if (may_reach_beyond || t.pawn_moves) RETRA_TRY(allocate_far_bitmaps(t));
     progress_phase(opt.progress, opt.label + ": captures", t.size);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads) reduction(| : far)
     for (std::uint64_t base = 0; base < t.size; base += 64) {
@@ -849,19 +970,8 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           const int q = std::countr_zero(legal);
           const auto idx = base + static_cast<std::uint64_t>(q);
           const std::uint8_t checked = v[idx];
-          bool captures = false, wins = false, draws = false, cursed = false, late = false;
-          // A sub-table's codes count from base 0, or hold no distance beyond the horizon
-          // (solve's contract), so a code beyond win(kHorizon) or loss(kHorizon) is one beyond it.
-          auto see = [&](std::uint8_t x) {
-            if (x == kIllegal) return;
-            captures = true;
-            if (is_loss(x))
-              (x > loss(kHorizon) ? cursed : wins) = true;
-            else if (x == kDraw)
-              draws = true;
-            else
-              late |= x > win(kHorizon);
-          };
+          Gathered g;
+          auto see = [&](std::uint8_t x) { g.see(x); };
           for (std::size_t r = 0; r < nr; ++r)
             if (!(runs[r].second & bit(q))) see(runs[r].first[q]);
           p.sq[last] = q;
@@ -887,9 +997,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               see(t.sub[j]->v[o][sub_index(j, p.kings, sq)]);
             }
           }
-          if (t.pawned() && !wins) {
+          if (t.pawned() && !g.wins) {
             // A pawn of theirs taken, by a piece or the king.
-            for (std::size_t k = 0; k < 2 && !wins; ++k) {
+            for (std::size_t k = 0; k < 2 && !g.wins; ++k) {
               const int at = k == 0 ? p.pawn : p.pawn2;
               if (at < 0 || (k == 0 ? t.pawn_colour : t.pawn2_colour) != o) continue;
               const auto& child = (k == 0 ? t.sub_pawn : t.sub_pawn2)->v[o];
@@ -897,7 +1007,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                 if (take_pawn[k][i] >> q & 1) see(child[pawn_taken(k == 1, i, p, s, p.sq)]);
               if (reach & bit(at)) see(child[pawn_taken(k == 1, last + 1, p, s, p.sq)]);
             }
-            if (!wins && t.has_pawn(s)) {  // a pawn of ours moves
+            if (!g.wins && t.has_pawn(s)) {  // a pawn of ours moves
               Conversions c;
               if (promotes)  // up to the first that wins, where the push is free and safe
                 for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
@@ -907,31 +1017,12 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                 add(c, static_cast<Reach>(kept[idx]));
               if (!c.wins && (!pushes_kept || other_moves || (pawn_takes >> q & 1)))
                 t.pawn_moves(s, idx, moved, c);
-              captures |= c.any;
-              wins |= c.wins;
-              draws |= c.draws;
-              cursed |= c.cursed;
-              late |= c.late;
+              g.add(c);
             }
           }
-          // A cursed win never loses, as a draw by capture does, and wins by ply 101; a late
-          // loss is a candidate that cannot lose before ply 101.
-          std::uint8_t x = wins              ? win(1)
-                           : draws || cursed ? kCapDraw
-                           : captures        ? candidate(1)
-                                             : kUnknown;
-          if (!wins && cursed) cursed_bits |= std::uint64_t{1} << q;
-          if (!wins && !draws && !cursed && late) late_bits |= std::uint64_t{1} << q;
-          if (checked == kInCheck && !captures) {
-            const auto& next = t.v[o];
-            const bool moves = !for_each_quiet<true>(t, idx, moved, s, [&](std::uint64_t child) {
-              return load(next[child]) == kIllegal;
-            });
-            if (!moves) x = loss(0);
-          }
-          // Atomic: other runs' in-check positions read this side's bytes (only whether they
-          // are illegal, which no write here changes).
-          store(v[idx], x);
+          cursed_bits |= std::uint64_t{g.cursed_bit()} << q;
+          late_bits |= std::uint64_t{g.late_bit()} << q;
+          settle(t, idx, moved, s, checked, g);
         }
         // Set only where bits are: the bitmaps are empty where no conversion can reach beyond.
         if (cursed_bits) t.cursed[s][base / 64] = cursed_bits;
@@ -940,6 +1031,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       }
       progress_advance(opt.progress, 64);
     }
+  } else if (t.pawned()) {
+    RETRA_TRY(allocate_far_bitmaps(t));  // a pawn move may reach beyond the horizon
+    progress_phase(opt.progress, opt.label + ": captures", t.size);
+    far = kings_and_pawns_captures(t, opt);
   }
   const double captures = std::chrono::duration<double>(Clock::now() - start).count();
   // The parents of mates win in 1.
@@ -1258,11 +1353,11 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     Counts k = sweep(t, now, visit,
                      [&](Color s, std::uint64_t idx, std::uint8_t x, Counts& c) {
                        // A side whose wins are not pulled has its positions checked by check_run
-                       // (KvK, whose sweep has no runs, has no candidates), and is handed its wins
-                       // in n, which mark their parents, and values with nothing to do (a draw by
-                       // capture, the next ply's candidate).
-                       if (!pull[s]) {
-                         assert(t.m > 0 || (x != now && !pull_losses[s]));
+                       // (but in a table of the kings and pawns, which has no runs: below), and
+                       // is handed its wins in n, which mark their parents, and values with
+                       // nothing to do (a draw by capture, the next ply's candidate).
+                       const bool check = x == now || (pull_losses[s] && x == kUnknown);
+                       if (!pull[s] && !(t.m == 0 && check)) {
                          if (x == won) mark_candidates(s, idx, decode(t, idx), c);
                          return;
                        }
@@ -1270,8 +1365,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                        // Pulled, where the side's open positions are few and scattered (else
                        // check_run pulls): an open position wins in n if a move reaches a loss in
                        // n-1; a candidate (where losses are pulled, an unknown position too)
-                       // without one loses if every move reaches a win, as check_run's do.
-                       const bool check = x == now || (pull_losses[s] && x == kUnknown);
+                       // without one loses if every move reaches a win, as check_run's do. Not
+                       // pulled (kings and pawns only), the candidate's moves are read only until
+                       // one refutes its loss.
                        const auto& other = t.v[opposite(s)];
                        bool moves = x == now, wins = false,
                             lost = check && (n >= kFar || !is_late(s, idx));
@@ -1279,9 +1375,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                          ++c.reads;
                          const std::uint8_t y = load(other[child]);
                          moves = moves || y != kIllegal;
-                         wins = is_loss(y) && y <= lost_before;
+                         wins = pull[s] && is_loss(y) && y <= lost_before;
                          lost = lost && (y == kIllegal || (is_win(y) && y <= bound));
-                         return !wins;
+                         return pull[s] ? !wins : lost;
                        });
                        if (wins) return win_now(s, idx, p, c);
                        if (lost && moves) return lose(s, idx, x, p, c);
@@ -1596,9 +1692,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   const Table& table = this->table(s);
   const Material& material = table.key.material;
   const int pawns = material.count[white][pawn] + material.count[black][pawn];
-  // With pawns, at least one other piece besides the kings (KPvK has no runs to sweep).
-  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 2 || table.n < 3 + pawns)
-    return std::nullopt;
+  // Up to two pawns (with no other piece besides the kings, position by position: no runs).
+  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 2) return std::nullopt;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const int threads = std::max(1, options.threads);
@@ -1790,8 +1885,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     top.push_reach = ahead[0] ? ahead[0]->data() : nullptr;
     top.push_reach2 = ahead[1] ? ahead[1]->data() : nullptr;
     for (std::size_t k = 0; k < 2; ++k) kept_pushes += (ahead[k] ? 1 : 0) + (ahead2[k] ? 1 : 0);
-    // Promotion k of a run's positions: their indices first, then their lookups.
-    if (top.pawns() == 1 && top.pawn_rank == (pc == white ? 6 : 1))
+    // Promotion k of a run's positions: their indices first, then their lookups (kings and a
+    // pawn alone have no runs: pawn_moves promotes there).
+    if (top.m > 0 && top.pawns() == 1 && top.pawn_rank == (pc == white ? 6 : 1))
       top.promote_run = [&](Color side, const sweep::Pos& run, int k, std::uint64_t squares,
                             std::uint8_t* out) {
         const Transition& tr = table.promote[ps][static_cast<std::size_t>(k)];

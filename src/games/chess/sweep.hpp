@@ -1,5 +1,5 @@
 // The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one or two
-// pawns and another piece besides the kings (Game::own_kernel): a table built the way Syzygy's
+// pawns (Game::own_kernel): a table built the way Syzygy's
 // generator builds one (its public description and source read, none of it copied). Every
 // piece sits on its own 6 bits, so a move is an index difference; illegal positions are marked
 // once, so no move or unmove tests legality; there are no counters: the parents of a win become
@@ -14,7 +14,9 @@
 // counts as 101 plies, as values.hpp's Best counts it, so a position with such a conversion wins
 // at ply 101 unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before
 // that ply). It declines a table whose distances outgrow its codes
-// (248 plies), which the generic kernel then builds. In a segment with one pawn, or two of two
+// (248 plies), which the generic kernel then builds. A table of the kings and pawns alone has no
+// runs: its captures phase and its candidates' checks go position by position. In a segment with
+// one pawn, or two of two
 // colours, a pawn's pushes read what the sweep kept of the segment a rank (two ranks) ahead of it
 // (Game::own_kernel, sweep.cpp); the other pawn moves read the finished segments through the
 // driver (a double push that the other pawn may take en passant, its virtual child, as the
