@@ -139,12 +139,11 @@ class Game {
   template <class Lower>
   int virtual_value(int s, std::uint64_t packed, const Lower& lower) const;
 
-  // The game's own kernel (sweep.hpp) for the DTZ segments of 3-5 piece tables without pawns
-  // or with one or two (other pieces besides the kings or not), whose sub-tables and pawn
-  // moves it reads through lower (with one pawn, or two of two colours, a segment's pushes from
-  // what the sweep kept of the segment a rank, or two, ahead, where it built that one in this
-  // process); declines the others, tables whose distances outgrow its codes, and tables whose
-  // arrays need more than limits.spare_bytes.
+  // The game's own kernel (sweep.hpp) for the DTZ segments of 3-5 piece tables, with or
+  // without pawns, whose sub-tables and pawn moves it reads through lower (a pawn alone of its
+  // colour, its pushes from what the sweep kept of the segment a rank, or two, ahead, where it
+  // built that one in this process); declines DTM, 6-piece tables, tables whose distances
+  // outgrow its codes, and tables whose arrays need more than limits.spare_bytes.
   std::optional<Result<kernels::OwnKernelRun>> own_kernel(
       int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
       const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const;

@@ -82,7 +82,11 @@ Pos decode(const Table& t, std::uint64_t idx) {
     p.wk = static_cast<int>(p.kings >> 6 & 63);
     p.bk = static_cast<int>(p.kings & 63);
     const int files = static_cast<int>(p.kings >> 12);
-    if (t.pawn2_rank >= 0) {
+    if (t.pawn3_rank >= 0) {
+      p.pawn = square(files >> 6, t.pawn_rank);
+      p.pawn2 = square(files >> 3 & 7, t.pawn2_rank);
+      p.pawn3 = square(files & 7, t.pawn3_rank);
+    } else if (t.pawn2_rank >= 0) {
       p.pawn = square(files >> 3, t.pawn_rank);
       p.pawn2 = square(files & 7, t.pawn2_rank);
     } else {
@@ -99,6 +103,7 @@ Pos decode(const Table& t, std::uint64_t idx) {
   Bitboard by_white = bit(p.wk), by_black = bit(p.bk);
   if (t.pawned()) (t.pawn_colour == white ? by_white : by_black) |= bit(p.pawn);
   if (t.pawn2_rank >= 0) (t.pawn2_colour == white ? by_white : by_black) |= bit(p.pawn2);
+  if (t.pawn3_rank >= 0) (t.pawn3_colour == white ? by_white : by_black) |= bit(p.pawn3);
   for (int i = 0; i < t.m; ++i) {
     const auto u = static_cast<std::size_t>(i);
     const int sq = static_cast<int>(idx >> t.shift(i) & 63);
@@ -202,7 +207,8 @@ void Table::find_longest() {
 }
 
 Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, int pawn_rank,
-                 Color pawn_colour, int pawn2_rank, Color pawn2_colour) {
+                 Color pawn_colour, int pawn2_rank, Color pawn2_colour, int pawn3_rank,
+                 Color pawn3_colour) {
   assert(pieces.size() <= 3);
   // White's pieces first, each side's by type.
   std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) {
@@ -221,10 +227,15 @@ Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, i
   assert(pawn2_rank < 0 || (pawn_rank >= 0 && pawn2_rank >= 1 && pawn2_rank <= 6));
   t.pawn2_rank = pawn2_rank;
   t.pawn2_colour = pawn2_colour;
-  // The second pawn's file is a digit of 3 bits (the board's turn is the first's).
-  const std::uint64_t heads = t.pawns() == 2 ? std::uint64_t{32} << 12
-                              : t.pawned()   ? std::uint64_t{4} << 12
-                                             : kKp.pairs.size();
+  assert(pawn3_rank < 0 ||
+         (pawn2_rank >= 0 && pieces.empty() && pawn3_rank >= 1 && pawn3_rank <= 6));
+  t.pawn3_rank = pawn3_rank;
+  t.pawn3_colour = pawn3_colour;
+  // The second and third pawns' files are digits of 3 bits (the board's turn is the first's).
+  const std::uint64_t heads = t.pawns() == 3   ? std::uint64_t{256} << 12
+                              : t.pawns() == 2 ? std::uint64_t{32} << 12
+                              : t.pawned()     ? std::uint64_t{4} << 12
+                                               : kKp.pairs.size();
   t.size = heads << (6 * t.m);
   t.threads = std::max(1, threads);
   t.name = name_of(t);
@@ -240,9 +251,9 @@ std::string name_of(const Table& t) {
   if (!t.pawned()) return s[0] + "v" + s[1];
   s[t.pawn_colour] += 'P';
   std::string ranks = fmt::format("_{}{}", t.pawn_colour == white ? 'w' : 'b', t.pawn_rank + 1);
-  if (t.pawn2_rank >= 0) {
-    s[t.pawn2_colour] += 'P';
-    ranks += fmt::format("_{}{}", t.pawn2_colour == white ? 'w' : 'b', t.pawn2_rank + 1);
+  for (int k = 1; k < t.pawns(); ++k) {
+    s[t.colour_of_pawn(k)] += 'P';
+    ranks += fmt::format("_{}{}", t.colour_of_pawn(k) == white ? 'w' : 'b', t.rank_of_pawn(k) + 1);
   }
   return s[0] + "v" + s[1] + ranks;
 }
@@ -619,16 +630,14 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
   for (std::uint64_t base = 0; base < t.size; base += 64) {  // a word of the bitmaps each
     for (const Color s : {white, black}) {
       const Color o = opposite(s);
-      // The pawn whose single push is kept (one pawn of this side; with two, of two colours).
+      // The pawn whose single push is kept: where this side has one pawn.
       int own = -1;
       const std::uint8_t* kept = nullptr;
-      if (t.pawn_colour == s && !(t.pawns() == 2 && t.pawn2_colour == s)) {
-        own = 0;
-        kept = t.push_reach;
-      } else if (t.pawns() == 2 && t.pawn2_colour == s && t.pawn_colour != s) {
-        own = 1;
-        kept = t.push_reach2;
-      }
+      for (int k = 0; k < t.pawns() && t.pawns_of(s) == 1; ++k)
+        if (t.colour_of_pawn(k) == s) {
+          own = k;
+          kept = t.kept_push(k);
+        }
       std::uint64_t cursed_bits = 0, late_bits = 0;
       for (int q = 0; q < 64; ++q) {
         const std::uint64_t idx = base + static_cast<std::uint64_t>(q);
@@ -638,24 +647,26 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
         const int king = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
         const Bitboard reach = king_attacks(king) & ~king_attacks(other);
         Gathered g;
-        // A pawn of theirs taken by the king; the other pawn, if any, stays.
+        // A pawn of theirs taken by the king; the others, if any, stay, in their order.
         for (int k = 0; k < t.pawns() && !g.wins; ++k) {
-          const int at = k == 0 ? p.pawn : p.pawn2;
-          if ((k == 0 ? t.pawn_colour : t.pawn2_colour) != o || !(reach & bit(at))) continue;
+          const int at = p.pawn_at(k);
+          if (t.colour_of_pawn(k) != o || !(reach & bit(at))) continue;
           const int wk = s == white ? at : p.wk, bk = s == white ? p.bk : at;
-          const Table& sub = *(k == 0 ? t.sub_pawn : t.sub_pawn2);
-          g.see(sub.v[o][sub.index(wk, bk, p.sq.data(), k == 0 ? p.pawn2 : p.pawn)]);
+          std::array<int, 2> rest{-1, -1};
+          for (int j = 0, r = 0; j < t.pawns(); ++j)
+            if (j != k) rest[static_cast<std::size_t>(r++)] = p.pawn_at(j);
+          const Table& sub = *t.sub_without_pawn(k);
+          g.see(sub.v[o][sub.index(wk, bk, p.sq.data(), rest[0], rest[1])]);
         }
         if (!g.wins && t.has_pawn(s)) {  // a pawn of ours moves
           Conversions c;
           bool rest = true;  // moves left for pawn_moves
           if (kept) {
-            const int from = own == 0 ? p.pawn : p.pawn2, to = from + (s == white ? 8 : -8);
+            const int from = p.pawn_at(own), to = from + (s == white ? 8 : -8);
             if (!(p.occ & bit(to)) && pawn_move_safe(t, p, s, to, from))
               add(c, static_cast<Reach>(kept[idx]));
-            const int theirs = own == 0 ? p.pawn2 : p.pawn;  // of the other colour, if any
-            rest = rank_of(from) == (s == white ? 1 : 6) ||
-                   (theirs >= 0 && (pawn_attacks(s, from) & bit(theirs)));
+            // A double push, or a capture of one of their pawns.
+            rest = rank_of(from) == (s == white ? 1 : 6) || (pawn_attacks(s, from) & p.side[o]);
           }
           if (!c.wins && rest) t.pawn_moves(s, idx, p, c);
           g.add(c);
@@ -702,11 +713,10 @@ Status mark_illegal(Table& t) {
         continue;
       }
       std::array<bool, 2> gives{};  // by colour
-      gives[t.pawn_colour] =
-          pawn_attacks(t.pawn_colour, p.pawn) & bit(t.pawn_colour == white ? p.bk : p.wk);
-      if (t.pawn2_rank >= 0)
-        gives[t.pawn2_colour] |= (pawn_attacks(t.pawn2_colour, p.pawn2) &
-                                  bit(t.pawn2_colour == white ? p.bk : p.wk)) != 0;
+      for (int k = 0; k < t.pawns(); ++k) {
+        const Color c = t.colour_of_pawn(k);
+        gives[c] = gives[c] || (pawn_attacks(c, p.pawn_at(k)) & bit(c == white ? p.bk : p.wk));
+      }
       mark(idx, gives[black], gives[white]);
     }
   } else {
@@ -790,7 +800,9 @@ Status rebase(Table& t, int upto) {
 Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   assert(!t.pawned() || (t.sub_pawn && t.pawn_moves));
   assert(t.pawns() < 2 || (t.sub_pawn2 && !t.promote_run));
-  assert(!t.push_reach2 || (t.pawns() == 2 && t.pawn_colour != t.pawn2_colour));
+  assert(t.pawns() < 3 || (t.m == 0 && t.sub_pawn3));
+  for (int k = 0; k < t.pawns(); ++k)  // only a pawn alone of its colour keeps its pushes
+    assert(!t.kept_push(k) || t.pawns_of(t.colour_of_pawn(k)) == 1);
   const auto start = Clock::now();
   RETRA_TRY(mark_illegal(t));
   t.active[0].assign(2 * t.chunks(), 0);
@@ -1484,22 +1496,20 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
 
 namespace {
 // For each of retra's slots (kings included) of t's material, t's piece on it: 0 the white king,
-// 1 the black king, 2 + i piece i, 2 + m the pawn, 3 + m the second pawn. With flip, retra's
-// table is t's material with the colours exchanged (and the board turned over: a pawn's rank
-// too). Identical pieces take the slots of their group in order; a pawn, the slot of its rank.
+// 1 the black king, 2 + i piece i, 2 + m the pawn, 3 + m the second, 4 + m the third. With flip,
+// retra's table is t's material with the colours exchanged (and the board turned over: a pawn's
+// rank too). Identical pieces take the slots of their group in order; a pawn, the slot of its rank.
 std::vector<int> piece_of_slot(const Table& t, const std::vector<Slot>& slots, bool flip) {
   std::vector<int> of(slots.size(), -1);
   unsigned used = 0;
   for (std::size_t k = 0; k < slots.size(); ++k)
     for (int j = 0; j < t.m + 2 + t.pawns(); ++j) {
       const auto u = static_cast<std::size_t>(j - 2);
-      const bool first = j == t.m + 2, second = j == t.m + 3;
-      const Color c = j < 2    ? static_cast<Color>(j)
-                      : first  ? t.pawn_colour
-                      : second ? t.pawn2_colour
-                               : t.colour[u];
-      const PieceType type = j < 2 ? king : first || second ? pawn : t.type[u];
-      const int rank = first ? t.pawn_rank : second ? t.pawn2_rank : -1;
+      const int pk = j - t.m - 2;  // the pawn's number, where j is a pawn
+      const bool is_pawn = pk >= 0;
+      const Color c = j < 2 ? static_cast<Color>(j) : is_pawn ? t.colour_of_pawn(pk) : t.colour[u];
+      const PieceType type = j < 2 ? king : is_pawn ? pawn : t.type[u];
+      const int rank = is_pawn ? t.rank_of_pawn(pk) : -1;
       if ((used >> j & 1) || type != slots[k].type || (flip ? opposite(c) : c) != slots[k].color ||
           (rank >= 0 && (flip ? 7 - rank : rank) != slots[k].rank))
         continue;
@@ -1525,6 +1535,7 @@ Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
     std::array<int, 7> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0, 0};
     placed[static_cast<std::size_t>(t.m + 2)] = p.pawn;   // the pawn's, if any
     placed[static_cast<std::size_t>(t.m + 3)] = p.pawn2;  // the second's, if any
+    if (t.pawns() == 3) placed[static_cast<std::size_t>(t.m + 4)] = p.pawn3;
     std::array<std::uint8_t, kMaxPieces> sq{};
     for (std::size_t k = 0; k < of.size(); ++k) {
       const int q = placed[static_cast<std::size_t>(of[k])];
@@ -1636,7 +1647,8 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
       const int wk = placed[0], bk = placed[1];
       int* const pieces = placed.data() + 2;
       const int pawn = t.pawned() ? pieces[t.m] : -1;
-      const int pawn2 = t.pawns() == 2 ? pieces[t.m + 1] : -1;
+      const int pawn2 = t.pawns() >= 2 ? pieces[t.m + 1] : -1;
+      const int pawn3 = t.pawns() == 3 ? pieces[t.m + 2] : -1;
       if (runs && i % run == 0 && valid && (t.pawned() || !(diagonal(wk) && diagonal(bk)))) {
         // With pawns, t turns the board left to right where the (first) pawn is on the e-h
         // files, as retra's representative may have it with two pawns: the run's squares turn.
@@ -1667,7 +1679,7 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
         continue;
       }
       if (valid) {
-        side[i] = code(s, t.index(wk, bk, pieces, pawn, pawn2), s * size + i, hole);
+        side[i] = code(s, t.index(wk, bk, pieces, pawn, pawn2, pawn3), s * size + i, hole);
       } else {
         side[i] = 0;
         hole.mark(s * size + i);  // not the canonical placement of its class
@@ -1692,14 +1704,14 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   const Table& table = this->table(s);
   const Material& material = table.key.material;
   const int pawns = material.count[white][pawn] + material.count[black][pawn];
-  // Up to two pawns (with no other piece besides the kings, position by position: no runs).
-  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 2) return std::nullopt;
+  // Up to three pawns (with no other piece besides the kings, position by position: no runs).
+  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 3) return std::nullopt;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const int threads = std::max(1, options.threads);
   std::vector<std::pair<PieceType, Color>> pieces;
-  std::array<int, 2> pawn_rank{-1, -1};
-  std::array<Color, 2> pawn_colour{white, white};
+  std::array<int, 3> pawn_rank{-1, -1, -1};
+  std::array<Color, 3> pawn_colour{white, white, white};
   int np = 0;
   for (const Slot& slot : table.slots)
     if (slot.type == pawn) {
@@ -1709,7 +1721,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       pieces.emplace_back(slot.type, slot.color);
     }
   sweep::Table top = sweep::make_table(pieces, threads, pawn_rank[0], pawn_colour[0], pawn_rank[1],
-                                       pawn_colour[1]);
+                                       pawn_colour[1], pawn_rank[2], pawn_colour[2]);
   top.huge_pages = options.tuning.huge_pages;
   // A sweep table's segment of retra's: its id, and whether it is the table's material with the
   // colours exchanged (and the board turned over).
@@ -1718,8 +1730,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     m.count[white][king] = m.count[black][king] = 1;
     for (int i = 0; i < t.m; ++i)
       ++m.count[t.colour[static_cast<std::size_t>(i)]][t.type[static_cast<std::size_t>(i)]];
-    if (t.pawned()) ++m.count[t.pawn_colour][pawn];
-    if (t.pawns() == 2) ++m.count[t.pawn2_colour][pawn];
+    for (int k = 0; k < t.pawns(); ++k) ++m.count[t.colour_of_pawn(k)][pawn];
     const Material canonical = m.canonicalized();
     const bool flip = !(canonical == m);
     TableKey key{canonical, {}};
@@ -1727,8 +1738,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       key.profile.ranks[flip ? opposite(c) : c].push_back(
           static_cast<std::int8_t>(flip ? 7 - rank : rank));
     };
-    if (t.pawned()) add_pawn(t.pawn_colour, t.pawn_rank);
-    if (t.pawns() == 2) add_pawn(t.pawn2_colour, t.pawn2_rank);
+    for (int k = 0; k < t.pawns(); ++k) add_pawn(t.colour_of_pawn(k), t.rank_of_pawn(k));
     for (auto& r : key.profile.ranks) std::sort(r.begin(), r.end());
     return std::pair{find(key.name()), flip};
   };
@@ -1741,15 +1751,20 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // With pawns: the bitmaps, and what is kept for the segments a rank behind (a byte per index,
   // for each pawn).
   if (top.pawned()) bytes += bitmaps + static_cast<std::uint64_t>(top.pawns()) * top.size;
-  // Sub-table j lacks top's piece j (m: the pawn, m + 1: the second pawn); identical pieces
-  // share one.
+  // Sub-table j lacks top's piece j (m + k: pawn k, the others kept in their order); identical
+  // pieces share one.
   std::map<std::string, std::unique_ptr<sweep::Table>> subs;
   for (int j = 0; j < top.m + top.pawns(); ++j) {
+    std::array<int, 3> rank{-1, -1, -1};
+    std::array<Color, 3> colour{white, white, white};
+    for (int k = 0, r = 0; k < top.pawns(); ++k)
+      if (k != j - top.m) {
+        rank[static_cast<std::size_t>(r)] = pawn_rank[static_cast<std::size_t>(k)];
+        colour[static_cast<std::size_t>(r++)] = pawn_colour[static_cast<std::size_t>(k)];
+      }
     auto sub = std::make_unique<sweep::Table>(
-        j == top.m       ? sweep::make_table(pieces, threads, pawn_rank[1], pawn_colour[1])
-        : j == top.m + 1 ? sweep::make_table(pieces, threads, pawn_rank[0], pawn_colour[0])
-                         : sweep::make_table(pieces_without(top, j), threads, pawn_rank[0],
-                                             pawn_colour[0], pawn_rank[1], pawn_colour[1]));
+        sweep::make_table(j < top.m ? pieces_without(top, j) : pieces, threads, rank[0], colour[0],
+                          rank[1], colour[1], rank[2], colour[2]));
     auto it = subs.find(sub->name);
     if (it == subs.end()) {
       sub->huge_pages = options.tuning.huge_pages;
@@ -1758,6 +1773,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     }
     (j == top.m       ? top.sub_pawn
      : j == top.m + 1 ? top.sub_pawn2
+     : j == top.m + 2 ? top.sub_pawn3
                       : top.sub[static_cast<std::size_t>(j)]) = it->second.get();
   }
   if (bytes > limits.spare_bytes) return std::nullopt;
@@ -1789,14 +1805,14 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   // position's own index, since a push changes no digit of the sweep's layout.
   // The same for the double pushes from the pawn's start rank (`ahead2`): the segment two ranks
   // ahead kept its bytes for the one between, which leaves them in the map for this one.
-  // Per pawn ([1]: the second); with two, only where they are of two colours (two of one colour
-  // can change places in the layout as one pushes past the other).
-  std::array<std::shared_ptr<const LargeArray<std::uint8_t>>, 2> ahead, ahead2;
-  const bool keeps = top.pawns() == 1 || (top.pawns() == 2 && top.pawn_colour != top.pawn2_colour);
+  // Per pawn ([1]: the second), only for a pawn alone of its colour (two of one colour can
+  // change places in the layout as one pushes past the other).
+  std::array<std::shared_ptr<const LargeArray<std::uint8_t>>, 3> ahead, ahead2;
+  auto keeps = [&](int k) { return top.pawns_of(top.colour_of_pawn(k)) == 1; };
   int kept_pushes = 0;  // the arrays read: single and double pushes, per pawn
   std::vector<int> of;  // retra's slots' pieces of top (sweep::piece_of_slot), and the inverse
   std::array<std::size_t, 7> slot_of{};
-  std::size_t ps = 0, ps2 = 0;  // the pawn's slot, and the second pawn's
+  std::array<std::size_t, 3> ps{};  // each pawn's slot
   // A child's stored byte after the pawn on slot `mover` of `side` moves to `to` by transition
   // tr, the pieces on retra's slots sq (0, a draw, where only the kings are left).
   // (child_index: its index as lower takes it, for a transition with a target.)
@@ -1826,6 +1842,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     std::array<int, 7> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0, 0};
     placed[static_cast<std::size_t>(top.m + 2)] = p.pawn;
     placed[static_cast<std::size_t>(top.m + 3)] = p.pawn2;
+    if (top.pawns() == 3) placed[static_cast<std::size_t>(top.m + 4)] = p.pawn3;
     std::array<std::uint8_t, kMaxPieces> sq{};
     for (std::size_t k = 0; k < of.size(); ++k)
       sq[k] = static_cast<std::uint8_t>(placed[static_cast<std::size_t>(of[k])]);
@@ -1837,8 +1854,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   if (top.pawned()) {
     of = sweep::piece_of_slot(top, table.slots, false);
     for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
-    ps = slot_of[static_cast<std::size_t>(top.m + 2)];
-    if (top.pawns() == 2) ps2 = slot_of[static_cast<std::size_t>(top.m + 3)];
+    for (int k = 0; k < top.pawns(); ++k)
+      ps[static_cast<std::size_t>(k)] = slot_of[static_cast<std::size_t>(top.m + 2 + k)];
     // The bytes kept of the segment `steps` ranks ahead, which push `tr` of pawn k leads into,
     // taken out of the map unless `leave` (a double push still to read them), where they fit the
     // memory left and agree with lower on a sample of pushes (they always should: a build reads
@@ -1846,10 +1863,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     // may, drops them).
     auto take = [&](int k, const Transition& tr, int steps, bool leave) {
       std::shared_ptr<const LargeArray<std::uint8_t>> kept;
-      const Color c = k == 0 ? top.pawn_colour : top.pawn2_colour;
+      const Color c = top.colour_of_pawn(k);
       const int step = c == white ? 8 : -8;
-      const int rank = (k == 0 ? top.pawn_rank : top.pawn2_rank) + steps * step / 8;
-      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip || !keeps) return kept;
+      const int rank = top.rank_of_pawn(k) + steps * step / 8;
+      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip || !keeps(k)) return kept;
       {
         std::lock_guard lock(pushes_mutex_);
         if (auto it = pushes_.find(2 * tr.target + c); it != pushes_.end()) {
@@ -1865,9 +1882,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         const auto r = static_cast<sweep::Reach>((*kept)[i]);
         if (r == sweep::Reach::none) continue;
         sweep::Pos p = sweep::decode(top, i);
-        int& moved = k == 0 ? p.pawn : p.pawn2;
+        int& moved = p.pawn_at(k);
         moved += steps * step;  // the child's pawn
-        if (sweep::reach_of_byte(child_byte(tr, c, slot_squares(p), moved, k == 0 ? ps : ps2)) != r)
+        if (sweep::reach_of_byte(
+                child_byte(tr, c, slot_squares(p), moved, ps[static_cast<std::size_t>(k)])) != r)
           return decltype(kept){};
         ++checked;
       }
@@ -1875,22 +1893,23 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     };
     for (int k = 0; k < top.pawns(); ++k) {
       const auto u = static_cast<std::size_t>(k);
-      const Color c = k == 0 ? top.pawn_colour : top.pawn2_colour;
-      const int rank = k == 0 ? top.pawn_rank : top.pawn2_rank;
+      const Color c = top.colour_of_pawn(k);
+      const int rank = top.rank_of_pawn(k);
       const int step = c == white ? 8 : -8, home = c == white ? 1 : 6;
-      const std::size_t mover = k == 0 ? ps : ps2;
+      const std::size_t mover = ps[u];
       ahead[u] = take(k, table.push[mover][0], 1, rank + step / 8 == home + 2 * step / 8);
       if (rank == home) ahead2[u] = take(k, table.push[mover][1], 2, false);
     }
     top.push_reach = ahead[0] ? ahead[0]->data() : nullptr;
     top.push_reach2 = ahead[1] ? ahead[1]->data() : nullptr;
-    for (std::size_t k = 0; k < 2; ++k) kept_pushes += (ahead[k] ? 1 : 0) + (ahead2[k] ? 1 : 0);
+    top.push_reach3 = ahead[2] ? ahead[2]->data() : nullptr;
+    for (std::size_t k = 0; k < 3; ++k) kept_pushes += (ahead[k] ? 1 : 0) + (ahead2[k] ? 1 : 0);
     // Promotion k of a run's positions: their indices first, then their lookups (kings and a
     // pawn alone have no runs: pawn_moves promotes there).
     if (top.m > 0 && top.pawns() == 1 && top.pawn_rank == (pc == white ? 6 : 1))
       top.promote_run = [&](Color side, const sweep::Pos& run, int k, std::uint64_t squares,
                             std::uint8_t* out) {
-        const Transition& tr = table.promote[ps][static_cast<std::size_t>(k)];
+        const Transition& tr = table.promote[ps[0]][static_cast<std::size_t>(k)];
         const int one = run.pawn + dir;
         assert(tr.target >= 0);  // a promotion leaves more than the kings
         std::array<std::uint8_t, kMaxPieces> sq = slot_squares(run);
@@ -1899,7 +1918,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         int n = 0;
         for (std::uint64_t b = squares; b; b &= b - 1) {
           sq[ls] = static_cast<std::uint8_t>(std::countr_zero(b));
-          at[static_cast<std::size_t>(n++)] = child_index(tr, side, sq, one, ps);
+          at[static_cast<std::size_t>(n++)] = child_index(tr, side, sq, one, ps[0]);
         }
         n = 0;
         for (std::uint64_t b = squares; b; b &= b - 1)
@@ -1928,12 +1947,15 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       const int last = side == white ? 7 : 0;
       const int step = side == white ? 8 : -8, home = side == white ? 1 : 6;
       for (int k = 0; k < top.pawns() && !c.wins; ++k) {
-        if ((k == 0 ? top.pawn_colour : top.pawn2_colour) != side) continue;
-        const int from = k == 0 ? p.pawn : p.pawn2;
-        const int other = k == 0 ? p.pawn2 : p.pawn;  // the other pawn's square, if any
-        const bool other_theirs =
-            top.pawns() == 2 && (k == 0 ? top.pawn2_colour : top.pawn_colour) == them;
-        const std::size_t mover = k == 0 ? ps : ps2;
+        if (top.colour_of_pawn(k) != side) continue;
+        const int from = p.pawn_at(k);
+        // Whether a pawn of theirs stands beside square q (to take a double push en passant).
+        auto theirs_beside = [&](int q) {
+          for (int j = 0; j < top.pawns(); ++j)
+            if (top.colour_of_pawn(j) == them && beside(p.pawn_at(j), q)) return true;
+          return false;
+        };
+        const std::size_t mover = ps[static_cast<std::size_t>(k)];
         auto safe = [&](int to) { return sweep::pawn_move_safe(top, p, side, to, from); };
         auto see = [&](const Transition& tr, int to) {
           sweep::add(c, sweep::reach_of_byte(child_byte(tr, side, squares(), to, mover)));
@@ -1942,7 +1964,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         // (Where the push is kept, the captures phase made it, from `ahead`; where it promotes,
         // from promote_run.)
         const bool promotes = rank_of(one) == last;
-        const bool kept = (k == 0 ? top.push_reach : top.push_reach2) != nullptr;
+        const bool kept = top.kept_push(k) != nullptr;
         if (!(p.occ & bit(one)) && (promotes ? !top.promote_run : !kept) && safe(one)) {
           if (promotes)
             for (std::size_t q = 0; q < 4 && !c.wins; ++q) see(table.promote[mover][q], one);
@@ -1954,7 +1976,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
             safe(two)) {
           const Transition& tr = table.push[mover][1];
           const auto& kept2 = ahead2[static_cast<std::size_t>(k)];
-          if (other_theirs && beside(other, two)) {
+          if (theirs_beside(two)) {
             // Their pawn beside the pushed one may take it en passant: the child is the virtual
             // one that weighs that capture (Game::virtual_value), read through lower as the
             // generic kernels read it, the pushed pawn's square as the child's representative
@@ -1972,7 +1994,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
             see(tr, two);
           }
         }
-        // Captures: of their pieces, and of their pawn.
+        // Captures: of their pieces, and of their pawns.
         auto capture = [&](int to, std::size_t vs) {
           if (!(pawn_attacks(side, from) & bit(to)) || !safe(to)) return;
           if (rank_of(to) == last)
@@ -1985,8 +2007,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
           const auto u = static_cast<std::size_t>(i);
           if (top.colour[u] == them) capture(p.sq[u], slot_of[u + 2]);  // the victim's slot
         }
-        if (!c.wins && other_theirs)
-          capture(other, slot_of[static_cast<std::size_t>(top.m + (k == 0 ? 3 : 2))]);
+        for (int j = 0; j < top.pawns() && !c.wins; ++j)
+          if (top.colour_of_pawn(j) == them)
+            capture(p.pawn_at(j), slot_of[static_cast<std::size_t>(top.m + 2 + j)]);
       }
     };
   }
@@ -2006,15 +2029,15 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   for (auto& a : ahead)
     if (a && a.use_count() == 1 && a->size() == top.size)
       spares.push_back(std::const_pointer_cast<LargeArray<std::uint8_t>>(std::move(a)));
-  top.push_reach = top.push_reach2 = nullptr;
+  top.push_reach = top.push_reach2 = top.push_reach3 = nullptr;
   for (auto& a : ahead) a.reset();
   for (auto& a : ahead2) a.reset();
   // For the segment a rank behind each pawn, if there is one: what that pawn's push into each
   // position of the side not to move here leads to (by the pusher's colour in the map).
-  for (int k = 0; keeps && k < top.pawns(); ++k) {
-    const Color c = k == 0 ? top.pawn_colour : top.pawn2_colour;
-    const int behind = (k == 0 ? top.pawn_rank : top.pawn2_rank) - (c == white ? 1 : -1);
-    if (behind == 0 || behind == 7) continue;
+  for (int k = 0; k < top.pawns(); ++k) {
+    const Color c = top.colour_of_pawn(k);
+    const int behind = top.rank_of_pawn(k) - (c == white ? 1 : -1);
+    if (!keeps(k) || behind == 0 || behind == 7) continue;
     std::shared_ptr<LargeArray<std::uint8_t>> kept;
     if (!spares.empty()) {
       kept = std::move(spares.back());

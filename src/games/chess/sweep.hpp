@@ -1,5 +1,5 @@
-// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one or two
-// pawns (Game::own_kernel): a table built the way Syzygy's
+// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one to three
+// (Game::own_kernel): a table built the way Syzygy's
 // generator builds one (its public description and source read, none of it copied). Every
 // piece sits on its own 6 bits, so a move is an index difference; illegal positions are marked
 // once, so no move or unmove tests legality; there are no counters: the parents of a win become
@@ -15,11 +15,10 @@
 // at ply 101 unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before
 // that ply). It declines a table whose distances outgrow its codes
 // (248 plies), which the generic kernel then builds. A table of the kings and pawns alone has no
-// runs: its captures phase and its candidates' checks go position by position. In a segment with
-// one pawn, or two of two
-// colours, a pawn's pushes read what the sweep kept of the segment a rank (two ranks) ahead of it
-// (Game::own_kernel, sweep.cpp); the other pawn moves read the finished segments through the
-// driver (a double push that the other pawn may take en passant, its virtual child, as the
+// runs: its captures phase and its candidates' checks go position by position. A pawn alone of
+// its colour reads its pushes from what the sweep kept of the segment a rank (two ranks) ahead
+// of it (Game::own_kernel, sweep.cpp); the other pawn moves read the finished segments through
+// the driver (a double push that a pawn of theirs may take en passant, its virtual child, as the
 // generic kernels do). docs/CHESS.md measures it;
 // bench/chess_sweep.cpp runs it alone and checks it against retra's files.
 // Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
@@ -95,7 +94,8 @@ struct Conversions;
 // into a segment built earlier), so the pawns' files are the head's top digits, and the board is
 // turned only left to right, to put the (first) pawn on the a-d files; the kings move freely:
 //   [ pawn's file: 0..3 ][ second pawn's file: 0..7 ][ white king: 6 bits ][ black king: 6 bits ]
-// (the second pawn's digit only in a table with two). Two pawns of one colour on one rank are
+// (the second pawn's digit only in a table with two; a third pawn's file, 0..7, follows the
+// second's in a table of the kings and three pawns). Two pawns of one colour on one rank are
 // one position under two heads (either may be the first), and, on mirror files (c and f), a
 // position and its mirror image under one; as with the pawnless kings on the a1-h8 diagonal,
 // every copy is computed from the same children, so all agree, and the conversion into retra's
@@ -107,15 +107,24 @@ struct Table {
   std::array<PieceType, 3> type{};
   std::array<Color, 3> colour{};
   // A table with a pawn: its rank (0-based, 1..6) and colour; -1 without. With two pawns, the
-  // second's in pawn2_rank, pawn2_colour (-1 with fewer).
-  int pawn_rank = -1, pawn2_rank = -1;
-  Color pawn_colour = white, pawn2_colour = white;
+  // second's in pawn2_rank, pawn2_colour (-1 with fewer); with three (and no other piece), the
+  // third's in pawn3_rank, pawn3_colour.
+  int pawn_rank = -1, pawn2_rank = -1, pawn3_rank = -1;
+  Color pawn_colour = white, pawn2_colour = white, pawn3_colour = white;
   bool pawned() const { return pawn_rank >= 0; }
-  int pawns() const { return (pawn_rank >= 0) + (pawn2_rank >= 0); }
-  // Whether side c has a pawn here.
-  bool has_pawn(Color c) const {
-    return (pawn_rank >= 0 && pawn_colour == c) || (pawn2_rank >= 0 && pawn2_colour == c);
+  int pawns() const { return (pawn_rank >= 0) + (pawn2_rank >= 0) + (pawn3_rank >= 0); }
+  // Pawn k's rank and colour (k < pawns()).
+  int rank_of_pawn(int k) const { return k == 0 ? pawn_rank : k == 1 ? pawn2_rank : pawn3_rank; }
+  Color colour_of_pawn(int k) const {
+    return k == 0 ? pawn_colour : k == 1 ? pawn2_colour : pawn3_colour;
   }
+  // Side c's pawns here.
+  int pawns_of(Color c) const {
+    int n = 0;
+    for (int k = 0; k < pawns(); ++k) n += colour_of_pawn(k) == c;
+    return n;
+  }
+  bool has_pawn(Color c) const { return pawns_of(c) > 0; }
   std::uint64_t size = 0;  // per side
   int threads = 1;
   bool huge_pages = true;  // madvise the arrays (Tuning::huge_pages)
@@ -126,17 +135,26 @@ struct Table {
   std::array<Table*, 3> sub{};    // the table after piece j is captured
   Table* sub_pawn = nullptr;      // the table after the (first) pawn is captured
   Table* sub_pawn2 = nullptr;     // the table after the second pawn is captured
+  Table* sub_pawn3 = nullptr;     // the table after the third pawn is captured
+  Table* sub_without_pawn(int k) const {
+    return k == 0 ? sub_pawn : k == 1 ? sub_pawn2 : sub_pawn3;
+  }
   // The pawns' own moves (pushes, captures, promotions), which leave the table: called in the
   // captures phase for positions of a pawn's side to move (but see push_reach), with the
   // position's index (set by Game::own_kernel, which reads the children through lower).
   std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
   // Where Game::own_kernel kept the segment a rank ahead: each position's single push as that
-  // segment's Reach, at the position's own index (with two pawns, only where they are of two
-  // colours; push_reach2 is the second pawn's). The captures phase reads it itself and calls
+  // segment's Reach, at the position's own index (only for a pawn alone of its colour, as two of
+  // one colour can change places in the layout as one pushes past the other; push_reach2 is the
+  // second pawn's, push_reach3 the third's). The captures phase reads it itself and calls
   // pawn_moves only where the pawn has other moves (a double push, a capture), which then leaves
   // the single push out; null where the push promotes or nothing was kept.
   const std::uint8_t* push_reach = nullptr;
   const std::uint8_t* push_reach2 = nullptr;
+  const std::uint8_t* push_reach3 = nullptr;
+  const std::uint8_t* kept_push(int k) const {
+    return k == 0 ? push_reach : k == 1 ? push_reach2 : push_reach3;
+  }
   // Where the single push promotes (one pawn, on its seventh rank): promotion k's child (0..3: Q,
   // R, B, N) as a Reach, out[q] for each square q of the last piece in `squares` of the run at
   // p, from one call per run (set by Game::own_kernel, which reads the children through lower):
@@ -189,13 +207,16 @@ struct Table {
            (static_cast<std::uint64_t>(from) << shift(i));
   }
   // The index of kings wk, bk and pieces sq[0..m) (in this table's order), any orientation; in a
-  // table with a pawn, the pawn on `pawn` (on this table's rank), and a second on `pawn2`.
-  std::uint64_t index(int wk, int bk, const int* sq, int pawn = -1, int pawn2 = -1) const {
+  // table with a pawn, the pawn on `pawn` (on this table's rank), a second on `pawn2`, a third on
+  // `pawn3`.
+  std::uint64_t index(int wk, int bk, const int* sq, int pawn = -1, int pawn2 = -1,
+                      int pawn3 = -1) const {
     if (pawned()) {
       // Turned left to right where the (first) pawn stands on the e-h files.
       const int flip = file_of(pawn) >= 4 ? 7 : 0;
       int files = file_of(pawn) ^ flip;
       if (pawn2_rank >= 0) files = files << 3 | (file_of(pawn2) ^ flip);
+      if (pawn3_rank >= 0) files = files << 3 | (file_of(pawn3) ^ flip);
       std::uint64_t idx = static_cast<std::uint64_t>(files << 12 | (wk ^ flip) << 6 | (bk ^ flip));
       for (int i = 0; i < m; ++i) idx = idx << 6 | static_cast<std::uint64_t>(sq[i] ^ flip);
       return idx;
@@ -222,10 +243,11 @@ struct Table {
 
 // A material of at most 3 pieces besides the kings and the pawns, as (type, colour): the table's
 // name, pieces and size, no arrays yet. Pieces in any order; with pawn_rank >= 0, the table
-// holds one pawn of pawn_colour on that rank (0-based) besides them, and with pawn2_rank >= 0 a
-// second of pawn2_colour (not of the same colour and rank as the first).
+// holds one pawn of pawn_colour on that rank (0-based) besides them, with pawn2_rank >= 0 a
+// second of pawn2_colour, and with pawn3_rank >= 0 (no piece besides the kings) a third.
 Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, int pawn_rank = -1,
-                 Color pawn_colour = white, int pawn2_rank = -1, Color pawn2_colour = white);
+                 Color pawn_colour = white, int pawn2_rank = -1, Color pawn2_colour = white,
+                 int pawn3_rank = -1, Color pawn3_colour = white);
 // A material's name, white first ("KvKR").
 std::string name_of(const Table& t);
 // t's pieces besides the kings and the pawn without piece j: the material of sub-table j.
@@ -237,7 +259,10 @@ struct Pos {
   std::array<int, 3> sq;
   int pawn = -1;   // the pawn's square, in a table with a pawn
   int pawn2 = -1;  // the second pawn's, in a table with two
+  int pawn3 = -1;  // the third's, in a table with three
   Bitboard occ, side[2];
+  int pawn_at(int k) const { return k == 0 ? pawn : k == 1 ? pawn2 : pawn3; }
+  int& pawn_at(int k) { return k == 0 ? pawn : k == 1 ? pawn2 : pawn3; }
 };
 // What a position's converting moves reach: whether it has one (legal), whether one of them
 // wins (reaches a loss of the other side within the 50-move horizon), draws, wins beyond the
@@ -249,7 +274,7 @@ struct Conversions {
 Pos decode(const Table& t, std::uint64_t idx);
 // Whether the king of `side` (the pawn's) is safe once its pawn moves from `from` (p.pawn by
 // default) to `to`: no piece of the other side attacks it through the square left or past the
-// one taken, and the other side's pawn, if any, does not attack it unless taken. Inline: the
+// one taken, and no pawn of the other side attacks it unless taken. Inline: the
 // captures phase asks it of every position of the pawn's side.
 inline bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to, int from = -1) {
   if (from < 0) from = p.pawn;
@@ -261,11 +286,11 @@ inline bool pawn_move_safe(const Table& t, const Pos& p, Color side, int to, int
     if (t.colour[u] == them && p.sq[u] != to && attacks_square(t.type[u], them, p.sq[u], king, occ))
       return false;
   }
-  // The other of two pawns, where it is theirs: its check stands unless it is taken.
-  if (t.pawn2_rank >= 0) {
-    const int theirs = from == p.pawn ? p.pawn2 : p.pawn;
-    const Color tc = from == p.pawn ? t.pawn2_colour : t.pawn_colour;
-    if (tc == them && theirs != to && (pawn_attacks(them, theirs) & bit(king))) return false;
+  // Their pawns: a check stands unless that pawn is taken.
+  for (int k = 0; k < t.pawns(); ++k) {
+    const int theirs = p.pawn_at(k);
+    if (t.colour_of_pawn(k) == them && theirs != to && (pawn_attacks(them, theirs) & bit(king)))
+      return false;
   }
   return true;
 }
