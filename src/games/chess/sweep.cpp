@@ -618,6 +618,15 @@ Status allocate_far_bitmaps(Table& t) {
   return {};
 }
 
+// Stores word w of side s's cursed and late bitmaps (one run of 64 positions, written by one
+// thread) where it has bits: the bitmaps are empty where no conversion can reach beyond the
+// horizon. Returns whether it had any.
+int store_far_bits(Table& t, Color s, std::uint64_t w, std::uint64_t cursed, std::uint64_t late) {
+  if (cursed) t.cursed[s][w] = cursed;
+  if (late) t.late[s][w] = late;
+  return (cursed | late) != 0;
+}
+
 // The captures phase of a table of the kings and pawns only (no other piece, so no runs),
 // position by position: a king takes a pawn of the other side, or a pawn of the side to move
 // moves (its single push read where the sweep kept the segment ahead, the other moves through
@@ -625,19 +634,19 @@ Status allocate_far_bitmaps(Table& t) {
 // beyond the 50-move horizon (its bits set in t.cursed, t.late).
 int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
   assert(t.m == 0 && t.pawned() && !t.promote_run);
+  // Per side: the pawn whose single push is kept, where the side has one pawn (-1: none).
+  std::array<int, 2> own{-1, -1};
+  for (int k = 0; k < t.pawns(); ++k) {
+    const Color c = t.colour_of_pawn(k);
+    if (t.pawns_of(c) == 1 && t.kept_push(k)) own[c] = k;
+  }
   int far = 0;  // an int and |, as kernels/backward.hpp reduces under ThreadSanitizer
 #pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads) reduction(| : far)
   for (std::uint64_t base = 0; base < t.size; base += 64) {  // a word of the bitmaps each
     for (const Color s : {white, black}) {
       const Color o = opposite(s);
-      // The pawn whose single push is kept: where this side has one pawn.
-      int own = -1;
-      const std::uint8_t* kept = nullptr;
-      for (int k = 0; k < t.pawns() && t.pawns_of(s) == 1; ++k)
-        if (t.colour_of_pawn(k) == s) {
-          own = k;
-          kept = t.kept_push(k);
-        }
+      const std::uint8_t* const kept = own[s] >= 0 ? t.kept_push(own[s]) : nullptr;
+      const bool moves_pawns = t.has_pawn(s);
       std::uint64_t cursed_bits = 0, late_bits = 0;
       for (int q = 0; q < 64; ++q) {
         const std::uint64_t idx = base + static_cast<std::uint64_t>(q);
@@ -658,11 +667,11 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
           const Table& sub = *t.sub_without_pawn(k);
           g.see(sub.v[o][sub.index(wk, bk, p.sq.data(), rest[0], rest[1])]);
         }
-        if (!g.wins && t.has_pawn(s)) {  // a pawn of ours moves
+        if (!g.wins && moves_pawns) {  // a pawn of ours moves
           Conversions c;
           bool rest = true;  // moves left for pawn_moves
           if (kept) {
-            const int from = p.pawn_at(own), to = from + (s == white ? 8 : -8);
+            const int from = p.pawn_at(own[s]), to = from + (s == white ? 8 : -8);
             if (!(p.occ & bit(to)) && pawn_move_safe(t, p, s, to, from))
               add(c, static_cast<Reach>(kept[idx]));
             // A double push, or a capture of one of their pawns.
@@ -675,9 +684,7 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
         late_bits |= std::uint64_t{g.late_bit()} << q;
         settle(t, idx, p, s, checked, g);
       }
-      if (cursed_bits) t.cursed[s][base / 64] = cursed_bits;
-      if (late_bits) t.late[s][base / 64] = late_bits;
-      far |= (cursed_bits | late_bits) != 0;
+      far |= store_far_bits(t, s, base / 64, cursed_bits, late_bits);
     }
     progress_advance(opt.progress, 64);
   }
@@ -1036,10 +1043,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           late_bits |= std::uint64_t{g.late_bit()} << q;
           settle(t, idx, moved, s, checked, g);
         }
-        // Set only where bits are: the bitmaps are empty where no conversion can reach beyond.
-        if (cursed_bits) t.cursed[s][base / 64] = cursed_bits;
-        if (late_bits) t.late[s][base / 64] = late_bits;
-        far |= (cursed_bits | late_bits) != 0;
+        far |= store_far_bits(t, s, base / 64, cursed_bits, late_bits);
       }
       progress_advance(opt.progress, 64);
     }

@@ -1,14 +1,14 @@
 // The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one to three
-// (Game::own_kernel): a table built the way Syzygy's
-// generator builds one (its public description and source read, none of it copied). Every
-// piece sits on its own 6 bits, so a move is an index difference; illegal positions are marked
-// once, so no move or unmove tests legality; there are no counters: the parents of a win become
-// loss candidates, and a candidate is checked by reading the other side's table where its moves
-// lead, for the 64 positions of a run (only the last piece on another square) at once, since a move
-// of another piece leads all of them into one run of that table; every ply is one sweep of both
-// sides' tables (of the chunks where it has work), and a side's wins are pulled from its open
-// positions instead of pushed from the other side's losses where that reads less, as its losses are
-// (every open position checked, no candidates marked from the other side's wins). It computes the
+// (Game::own_kernel): a table built the way Syzygy's generator builds one (its public description
+// and source read, none of it copied). Every piece sits on its own 6 bits, so a move is an index
+// difference; illegal positions are marked once, so no move or unmove tests legality; there are
+// no counters: the parents of a win become loss candidates, and a candidate is checked by reading
+// the other side's table where its moves lead, for the 64 positions of a run (only the last piece
+// on another square) at once, since a move of another piece leads all of them into one run of
+// that table; every ply is one sweep of both sides' tables (of the chunks where it has work), and
+// a side's wins are pulled from its open positions instead of pushed from the other side's losses
+// where that reads less, as its losses are (every open position checked, no candidates marked
+// from the other side's wins). It computes the
 // distance to conversion (capture, pawn move or mate), the DTZ under the 50-move rule: a
 // conversion into a value beyond the 100-ply horizon (a cursed win or blessed loss of the child)
 // counts as 101 plies, as values.hpp's Best counts it, so a position with such a conversion wins
