@@ -438,8 +438,12 @@ class SameChildren {
 // the white pawn, which may take it en passant (w5_b7); promotions of both, by push and by
 // capture (w7_b2); then segments whose pushes read what the sweep kept of the segment ahead,
 // their children's values those built before them: each pawn able to take the other (w3_b4), a
-// white double push that the black pawn may take en passant (w2_b4). Under AddressSanitizer (6-7
-// times slower here) it builds four of them, which take every path of the code the others take.
+// white double push that the black pawn may take en passant (w2_b4); and KPPvKR's white pawns,
+// each reading its push where it keeps its place among them (Table::keeps_place): the upper one
+// from w45 as w44 reads it (the lower one's push passes it, read through lower), the lower one
+// from w45 as w35 reads it, both as w34 reads them (from w44, a tie, and w35). Under
+// AddressSanitizer (6-7 times slower here) it builds six of them, which take every path of the
+// code the others take.
 TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   SameChildren same({"KRPvKP", "KPPvKR"});
   auto compare = [&](const char* name, int kept) { same.compare(name, kept); };
@@ -462,6 +466,12 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   compare("KRPvKP_w3_b4", 0);
   compare("KRPvKP_w2_b4", 1);
   if (kAll) compare("KRPvKP_w3_b5", 1);
+  compare("KPPvKR_w45", 0);
+  compare("KPPvKR_w44", 1);
+  if (kAll) {
+    compare("KPPvKR_w35", 1);
+    compare("KPPvKR_w34", 2);
+  }
 }
 
 // Tables of the kings and pawns only, which the sweep builds position by position (no other
@@ -471,7 +481,10 @@ TEST(ChessSweepTwoPawns, EqualsTheGenericKernelGivenTheSameChildren) {
 // KPPvK from made-up children: a black double push beside the white pawn, which may take it en
 // passant (KPvKP_w5_b7), promotions of both (w7_b2), two white pawns on two ranks (KPPvK_w23)
 // and on one, pushing twice (w22) and promoting (w77); and KPvKP read as built again, each pawn
-// able to take the other (w3_b4), and the pushes kept of it (w2_b4: White's, w3_b5: Black's).
+// able to take the other (w3_b4), and the pushes kept of it (w2_b4: White's, w3_b5: Black's);
+// then KPPvK read as built, each white pawn reading its pushes where it keeps its place among
+// them (Table::keeps_place): w35 the lower one's from w45, w44 the upper one's, w34 both (from
+// w44, a tie, and w35), w24 the lower one's single push from w34 and its double push from w44.
 TEST(ChessSweepKingsAndPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   SameChildren same({"KPvKP", "KPPvK"});
   same.read_built = true;
@@ -485,15 +498,20 @@ TEST(ChessSweepKingsAndPawns, EqualsTheGenericKernelGivenTheSameChildren) {
   same.compare("KPvKP_w3_b4", 0);
   same.compare("KPvKP_w2_b4", 1);
   same.compare("KPvKP_w3_b5", 1);
+  same.compare("KPPvK_w45", 0);
+  same.compare("KPPvK_w35", 1);
+  same.compare("KPPvK_w44", 1);
+  same.compare("KPPvK_w34", 2);
+  same.compare("KPPvK_w24", 2);
 }
 
 // The three-pawn tables, whose third pawn's file is one more digit of the sweep's head, from
 // made-up children: a white double push beside the black pawn, which may take it en passant
 // (KPPvKP_w23_b4), a black one beside a white pawn (w25_b7), promotions by push and capture
 // (w77_b2), three white pawns on three ranks (KPPPvK_w234), on one (w222: a position under
-// several heads) and two promoting (w677); then KPPvKP read as built, where the black pawn,
-// alone of its colour, reads its push from what the sweep kept of the segment ahead (w23_b5,
-// after w23_b4), which the white pawns, two of one colour, do not.
+// several heads) and two promoting (w677); then KPPvKP read as built: w23_b5 reads the black
+// pawn's push from what the sweep kept of w23_b4, and the lower white pawn's, which keeps its
+// place among the white ones (a tie), from w33_b5.
 TEST(ChessSweepThreePawns, EqualsTheGenericKernelGivenTheSameChildren) {
   SameChildren same({"KPPvKP", "KPPPvK"});
   same.compare("KPPvKP_w23_b4", 0);
@@ -503,7 +521,8 @@ TEST(ChessSweepThreePawns, EqualsTheGenericKernelGivenTheSameChildren) {
       same.compare(name, 0);
   same.read_built = true;
   same.compare("KPPvKP_w23_b4", 0);
-  same.compare("KPPvKP_w23_b5", 1);
+  same.compare("KPPvKP_w33_b5", 0);
+  same.compare("KPPvKP_w23_b5", 2);
 }
 
 }  // namespace

@@ -170,13 +170,17 @@ class Game {
   std::vector<Table> tables_;
   std::map<std::string, int, std::less<>> by_name_;
   bool with_dtm_ = false;
-  // What the sweep kept of the pawn segments it built, by 2 * segment id + the pushing pawn's
-  // colour, for the segment a rank behind that pawn (own_kernel, sweep.cpp): what its single push
-  // into each position of the side not to move leads to (and a double push, from the segment two
-  // ranks behind). The segment that reads an entry last takes it out; a mutex guards the map,
+  // What the sweep kept of the pawn segments it built, by 2 * segment id + the pushing pawns'
+  // colour, for the segments a rank behind those pawns (own_kernel, sweep.cpp): what a single
+  // push into each position of the side not to move leads to (and a double push, from a segment
+  // two ranks behind). The last of an entry's readers takes it out; a mutex guards the map,
   // since a build may run segments at once.
+  struct KeptPushes {
+    std::shared_ptr<const LargeArray<std::uint8_t>> bytes;
+    int readers = 0;  // the segments still to read them
+  };
   mutable std::mutex pushes_mutex_;
-  mutable std::map<int, std::shared_ptr<const LargeArray<std::uint8_t>>> pushes_;
+  mutable std::map<int, KeptPushes> pushes_;
 };
 
 }  // namespace retra::chess

@@ -634,19 +634,18 @@ int store_far_bits(Table& t, Color s, std::uint64_t w, std::uint64_t cursed, std
 // beyond the 50-move horizon (its bits set in t.cursed, t.late).
 int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
   assert(t.m == 0 && t.pawned() && !t.promote_run);
-  // Per side: the pawn whose single push is kept, where the side has one pawn (-1: none).
-  std::array<int, 2> own{-1, -1};
-  for (int k = 0; k < t.pawns(); ++k) {
-    const Color c = t.colour_of_pawn(k);
-    if (t.pawns_of(c) == 1 && t.kept_push(k)) own[c] = k;
-  }
+  // Per side: whether every pawn of the side has its single push kept (else pawn_moves is
+  // called for every position).
+  std::array<bool, 2> all_kept{true, true};
+  for (int k = 0; k < t.pawns(); ++k)
+    if (!t.kept_push(k)) all_kept[t.colour_of_pawn(k)] = false;
   int far = 0;  // an int and |, as kernels/backward.hpp reduces under ThreadSanitizer
 #pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads) reduction(| : far)
   for (std::uint64_t base = 0; base < t.size; base += 64) {  // a word of the bitmaps each
     for (const Color s : {white, black}) {
       const Color o = opposite(s);
-      const std::uint8_t* const kept = own[s] >= 0 ? t.kept_push(own[s]) : nullptr;
       const bool moves_pawns = t.has_pawn(s);
+      const int step = s == white ? 8 : -8, home = s == white ? 1 : 6;
       std::uint64_t cursed_bits = 0, late_bits = 0;
       for (int q = 0; q < 64; ++q) {
         const std::uint64_t idx = base + static_cast<std::uint64_t>(q);
@@ -669,13 +668,15 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
         }
         if (!g.wins && moves_pawns) {  // a pawn of ours moves
           Conversions c;
-          bool rest = true;  // moves left for pawn_moves
-          if (kept) {
-            const int from = p.pawn_at(own[s]), to = from + (s == white ? 8 : -8);
+          bool rest = !all_kept[s];  // moves left for pawn_moves
+          for (int k = 0; k < t.pawns() && !c.wins; ++k) {
+            const std::uint8_t* const kept = t.kept_push(k);
+            if (!kept || t.colour_of_pawn(k) != s) continue;
+            const int from = p.pawn_at(k), to = from + step;
             if (!(p.occ & bit(to)) && pawn_move_safe(t, p, s, to, from))
               add(c, static_cast<Reach>(kept[idx]));
             // A double push, or a capture of one of their pawns.
-            rest = rank_of(from) == (s == white ? 1 : 6) || (pawn_attacks(s, from) & p.side[o]);
+            rest = rest || rank_of(from) == home || (pawn_attacks(s, from) & p.side[o]);
           }
           if (!c.wins && rest) t.pawn_moves(s, idx, p, c);
           g.add(c);
@@ -808,8 +809,8 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   assert(!t.pawned() || (t.sub_pawn && t.pawn_moves));
   assert(t.pawns() < 2 || (t.sub_pawn2 && !t.promote_run));
   assert(t.pawns() < 3 || (t.m == 0 && t.sub_pawn3));
-  for (int k = 0; k < t.pawns(); ++k)  // only a pawn alone of its colour keeps its pushes
-    assert(!t.kept_push(k) || t.pawns_of(t.colour_of_pawn(k)) == 1);
+  for (int k = 0; k < t.pawns(); ++k)  // a push read at the position's own index
+    assert(!t.kept_push(k) || t.keeps_place(k, 1));
   const auto start = Clock::now();
   RETRA_TRY(mark_illegal(t));
   t.active[0].assign(2 * t.chunks(), 0);
@@ -912,31 +913,39 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               take_pawn[k][i] = ~between(p.sq[i], at);
           }
         }
-        // Where this side has one pawn and its single push is kept (push_reach, push_reach2):
-        // the squares it can take on besides the last piece's, and whether it can push twice,
-        // the moves for which pawn_moves is still called.
-        int own = -1;  // the pawn's square
-        const std::uint8_t* kept = nullptr;
-        if (t.pawned() && t.pawn_colour == s && !(t.pawns() == 2 && t.pawn2_colour == s)) {
-          own = p.pawn;
-          kept = t.push_reach;
-        } else if (t.pawns() == 2 && t.pawn2_colour == s && t.pawn_colour != s) {
-          own = p.pawn2;
-          kept = t.push_reach2;
-        }
-        const bool pushes_kept = kept != nullptr;
+        // This side's pawns whose single push is kept (push_reach, push_reach2): their squares
+        // (own), and what is left for pawn_moves, which is called for a position where one of
+        // them can take the last piece (pawn_takes), and for every position where a pawn of
+        // this side has its push not kept, can push twice or can take a piece (or pawn) but the
+        // last (other_moves).
+        std::array<int, 2> own{};
+        std::array<const std::uint8_t*, 2> kept{};
+        std::size_t nkept = 0;
         Bitboard pawn_takes = 0;
-        bool other_moves = false;  // a double push, or a capture of a piece (or pawn) but the last
-        if (pushes_kept) {
-          pawn_takes = pawn_attacks(s, own);
+        bool other_moves = false;
+        if (t.has_pawn(s)) {
           Bitboard theirs = 0;
           for (std::size_t j = 0; j < last; ++j)
             if (t.colour[j] == o) theirs |= bit(p.sq[j]);
-          if (t.pawns() == 2) theirs |= bit(own == p.pawn ? p.pawn2 : p.pawn);  // of two colours
-          other_moves = rank_of(own) == (s == white ? 1 : 6) || (pawn_takes & theirs);
+          for (int k = 0; k < t.pawns(); ++k)
+            if (t.colour_of_pawn(k) == o) theirs |= bit(p.pawn_at(k));
+          for (int k = 0; k < t.pawns(); ++k) {
+            if (t.colour_of_pawn(k) != s) continue;
+            if (!t.kept_push(k)) {
+              other_moves = true;
+              continue;
+            }
+            const int from = p.pawn_at(k);
+            const Bitboard takes = pawn_attacks(s, from);
+            own[nkept] = from;
+            kept[nkept++] = t.kept_push(k);
+            pawn_takes |= takes;
+            other_moves = other_moves || rank_of(from) == (s == white ? 1 : 6) || (takes & theirs);
+          }
           if (lc != o) pawn_takes = 0;  // the last piece is not one to take
         }
-        const int push_to = own + (s == white ? 8 : -8);
+        const int step = s == white ? 8 : -8;
+        const int push_to = p.pawn + step;  // the (first) pawn's, where it promotes
         auto& v = t.v[s];
         // This run's bits of the cursed and late bitmaps: a run is one word.
         std::uint64_t cursed_bits = 0, late_bits = 0;
@@ -1031,11 +1040,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
               if (promotes)  // up to the first that wins, where the push is free and safe
                 for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
                   add(c, static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]));
-              else if (pushes_kept && !(moved.occ & bit(push_to)) &&
-                       pawn_move_safe(t, moved, s, push_to, own))
-                add(c, static_cast<Reach>(kept[idx]));
-              if (!c.wins && (!pushes_kept || other_moves || (pawn_takes >> q & 1)))
-                t.pawn_moves(s, idx, moved, c);
+              else
+                for (std::size_t k = 0; k < nkept && !c.wins; ++k) {
+                  const int to = own[k] + step;
+                  if (!(moved.occ & bit(to)) && pawn_move_safe(t, moved, s, to, own[k]))
+                    add(c, static_cast<Reach>(kept[k][idx]));
+                }
+              if (!c.wins && (other_moves || (pawn_takes >> q & 1))) t.pawn_moves(s, idx, moved, c);
               g.add(c);
             }
           }
@@ -1804,15 +1815,12 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   }
   if (!top.pawned() && far_subs && bytes + bitmaps > limits.spare_bytes) return std::nullopt;
   const double load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  // A pawn's single pushes from what the sweep kept of the segment a rank ahead (pushes_,
-  // taken out here), when it built that one in this process: one byte per position, read at the
-  // position's own index, since a push changes no digit of the sweep's layout.
-  // The same for the double pushes from the pawn's start rank (`ahead2`): the segment two ranks
-  // ahead kept its bytes for the one between, which leaves them in the map for this one.
-  // Per pawn ([1]: the second), only for a pawn alone of its colour (two of one colour can
-  // change places in the layout as one pushes past the other).
+  // A pawn's single pushes from what the sweep kept of the segment a rank ahead (pushes_),
+  // when it built that one in this process: one byte per position, read at the position's own
+  // index, since a push changes no digit of the sweep's layout where the pawn keeps its place
+  // among its colour's pawns (Table::keeps_place). The same for the double pushes from the
+  // pawn's start rank (`ahead2`). Per pawn ([1]: the second).
   std::array<std::shared_ptr<const LargeArray<std::uint8_t>>, 3> ahead, ahead2;
-  auto keeps = [&](int k) { return top.pawns_of(top.colour_of_pawn(k)) == 1; };
   int kept_pushes = 0;  // the arrays read: single and double pushes, per pawn
   std::vector<int> of;  // retra's slots' pieces of top (sweep::piece_of_slot), and the inverse
   std::array<std::size_t, 7> slot_of{};
@@ -1860,22 +1868,21 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     for (std::size_t k = 0; k < of.size(); ++k) slot_of[static_cast<std::size_t>(of[k])] = k;
     for (int k = 0; k < top.pawns(); ++k)
       ps[static_cast<std::size_t>(k)] = slot_of[static_cast<std::size_t>(top.m + 2 + k)];
-    // The bytes kept of the segment `steps` ranks ahead, which push `tr` of pawn k leads into,
-    // taken out of the map unless `leave` (a double push still to read them), where they fit the
+    // The bytes kept of the segment `steps` ranks ahead, which push `tr` of pawn k leads into
+    // (one reader fewer left for them in the map: the last takes them out), where they fit the
     // memory left and agree with lower on a sample of pushes (they always should: a build reads
     // the segment the sweep just wrote; a caller handing other values through lower, as a test
     // may, drops them).
-    auto take = [&](int k, const Transition& tr, int steps, bool leave) {
+    auto take = [&](int k, const Transition& tr, int steps) {
       std::shared_ptr<const LargeArray<std::uint8_t>> kept;
       const Color c = top.colour_of_pawn(k);
       const int step = c == white ? 8 : -8;
-      const int rank = top.rank_of_pawn(k) + steps * step / 8;
-      if (rank == 0 || rank == 7 || tr.target < 0 || tr.flip || !keeps(k)) return kept;
+      if (!top.keeps_place(k, steps) || tr.target < 0 || tr.flip) return kept;
       {
         std::lock_guard lock(pushes_mutex_);
         if (auto it = pushes_.find(2 * tr.target + c); it != pushes_.end()) {
-          kept = it->second;
-          if (!leave) pushes_.erase(it);
+          kept = it->second.bytes;
+          if (--it->second.readers == 0) pushes_.erase(it);
         }
       }
       if (!kept || kept->size() != top.size || bytes + kept->size() > limits.spare_bytes)
@@ -1897,12 +1904,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     };
     for (int k = 0; k < top.pawns(); ++k) {
       const auto u = static_cast<std::size_t>(k);
-      const Color c = top.colour_of_pawn(k);
-      const int rank = top.rank_of_pawn(k);
-      const int step = c == white ? 8 : -8, home = c == white ? 1 : 6;
       const std::size_t mover = ps[u];
-      ahead[u] = take(k, table.push[mover][0], 1, rank + step / 8 == home + 2 * step / 8);
-      if (rank == home) ahead2[u] = take(k, table.push[mover][1], 2, false);
+      ahead[u] = take(k, table.push[mover][0], 1);
+      if (top.rank_of_pawn(k) == (top.colour_of_pawn(k) == white ? 1 : 6))
+        ahead2[u] = take(k, table.push[mover][1], 2);
     }
     top.push_reach = ahead[0] ? ahead[0]->data() : nullptr;
     top.push_reach2 = ahead[1] ? ahead[1]->data() : nullptr;
@@ -2036,12 +2041,18 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   top.push_reach = top.push_reach2 = top.push_reach3 = nullptr;
   for (auto& a : ahead) a.reset();
   for (auto& a : ahead2) a.reset();
-  // For the segment a rank behind each pawn, if there is one: what that pawn's push into each
-  // position of the side not to move here leads to (by the pusher's colour in the map).
-  for (int k = 0; k < top.pawns(); ++k) {
-    const Color c = top.colour_of_pawn(k);
-    const int behind = top.rank_of_pawn(k) - (c == white ? 1 : -1);
-    if (!keeps(k) || behind == 0 || behind == 7) continue;
+  // For the segments behind, per colour c: what a push of a pawn of c into each position of
+  // the side not to move here leads to (by the pusher's colour in the map), one array for all
+  // of them. Its readers: the segment a rank behind each such pawn, and two ranks behind where
+  // that is the pawn's start rank (a double push), where the pawn keeps its place there.
+  for (const Color c : {white, black}) {
+    int readers = 0;
+    for (int k = 0; k < top.pawns(); ++k) {
+      if (top.colour_of_pawn(k) != c) continue;
+      readers += top.keeps_place(k, -1);
+      readers += top.rank_of_pawn(k) == (c == white ? 3 : 4) && top.keeps_place(k, -2);
+    }
+    if (readers == 0) continue;
     std::shared_ptr<LargeArray<std::uint8_t>> kept;
     if (!spares.empty()) {
       kept = std::move(spares.back());
@@ -2072,7 +2083,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         to[idx] = static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
     }
     std::lock_guard lock(pushes_mutex_);
-    pushes_[2 * s + c] = std::move(kept);
+    pushes_[2 * s + c] = {std::move(kept), readers};
   }
   const auto converting = Clock::now();
   kernels::OwnKernelRun run;

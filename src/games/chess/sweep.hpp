@@ -8,19 +8,18 @@
 // that table; every ply is one sweep of both sides' tables (of the chunks where it has work), and
 // a side's wins are pulled from its open positions instead of pushed from the other side's losses
 // where that reads less, as its losses are (every open position checked, no candidates marked
-// from the other side's wins). It computes the
-// distance to conversion (capture, pawn move or mate), the DTZ under the 50-move rule: a
-// conversion into a value beyond the 100-ply horizon (a cursed win or blessed loss of the child)
-// counts as 101 plies, as values.hpp's Best counts it, so a position with such a conversion wins
-// at ply 101 unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before
-// that ply). It declines a table whose distances outgrow its codes
-// (248 plies), which the generic kernel then builds. A table of the kings and pawns alone has no
-// runs: its captures phase and its candidates' checks go position by position. A pawn alone of
-// its colour reads its pushes from what the sweep kept of the segment a rank (two ranks) ahead
-// of it (Game::own_kernel, sweep.cpp); the other pawn moves read the finished segments through
-// the driver (a double push that a pawn of theirs may take en passant, its virtual child, as the
-// generic kernels do). docs/CHESS.md measures it;
-// bench/chess_sweep.cpp runs it alone and checks it against retra's files.
+// from the other side's wins). It computes the distance to conversion (capture, pawn move or
+// mate), the DTZ under the 50-move rule: a conversion into a value beyond the 100-ply horizon (a
+// cursed win or blessed loss of the child) counts as 101 plies, as values.hpp's Best counts it,
+// so a position with such a conversion wins at ply 101 unless it wins sooner, or cannot lose
+// before ply 101 (two bitmaps, applied before that ply). It declines a table whose distances
+// outgrow its codes (248 plies), which the generic kernel then builds. A table of the kings and
+// pawns alone has no runs: its captures phase and its candidates' checks go position by
+// position. A pawn that keeps its place among its colour's pawns reads its pushes from what the
+// sweep kept of the segment a rank (two ranks) ahead of it (Game::own_kernel, sweep.cpp); the
+// other pawn moves read the finished segments through the driver (a double push that a pawn of
+// theirs may take en passant, its virtual child, as the generic kernels do). docs/CHESS.md
+// measures it; bench/chess_sweep.cpp runs it alone and checks it against retra's files.
 // Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
 #pragma once
@@ -144,16 +143,31 @@ struct Table {
   // position's index (set by Game::own_kernel, which reads the children through lower).
   std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
   // Where Game::own_kernel kept the segment a rank ahead: each position's single push as that
-  // segment's Reach, at the position's own index (only for a pawn alone of its colour, as two of
-  // one colour can change places in the layout as one pushes past the other; push_reach2 is the
-  // second pawn's, push_reach3 the third's). The captures phase reads it itself and calls
-  // pawn_moves only where the pawn has other moves (a double push, a capture), which then leaves
-  // the single push out; null where the push promotes or nothing was kept.
+  // segment's Reach, at the position's own index (only where the pawn keeps its place, as
+  // keeps_place says; push_reach2 is the second pawn's, push_reach3 the third's). The captures
+  // phase reads it itself and calls pawn_moves only where a pawn of the side has other moves (a
+  // double push, a capture, a push not kept), which then leaves the kept single pushes out; null
+  // where the push promotes or nothing was kept.
   const std::uint8_t* push_reach = nullptr;
   const std::uint8_t* push_reach2 = nullptr;
   const std::uint8_t* push_reach3 = nullptr;
   const std::uint8_t* kept_push(int k) const {
     return k == 0 ? push_reach : k == 1 ? push_reach2 : push_reach3;
+  }
+  // Whether pawn k, moved `steps` ranks forward (back, where negative), stays on ranks 2..7 and
+  // keeps its place among its colour's pawns, which retra's segments order by rank (a tie keeps
+  // it: two pawns on one rank are one position under either order). Then, in the table of the
+  // new ranks, the position after the move has this one's index (no digit of the head changes:
+  // the files stay, and the first pawn still turns the board), so a push reads the segment
+  // ahead at the position's own index (push_reach).
+  bool keeps_place(int k, int steps) const {
+    const Color c = colour_of_pawn(k);
+    const int to = rank_of_pawn(k) + (c == white ? steps : -steps);
+    if (to < 1 || to > 6) return false;
+    for (int j = 0; j < pawns(); ++j)
+      if (j != k && colour_of_pawn(j) == c && (j < k ? rank_of_pawn(j) > to : rank_of_pawn(j) < to))
+        return false;
+    return true;
   }
   // Where the single push promotes (one pawn, on its seventh rank): promotion k's child (0..3: Q,
   // R, B, N) as a Reach, out[q] for each square q of the last piece in `squares` of the run at
