@@ -56,6 +56,7 @@ Status Database::reload_manifest() {
     it = same ? std::next(it) : readers_.erase(it);
   }
   manifest_ = std::move(*m);
+  record_texts_.clear();
   return {};
 }
 
@@ -159,6 +160,7 @@ Status Database::commit_segment(format::SegmentRecord record,
   // Under the lock: readers may look segments up (segment()) while a build commits another.
   std::lock_guard lock(mu_);
   readers_.erase(record.name);  // a rebuilt file must be reopened
+  record_texts_.erase(record.name);
   manifest_.building.erase(record.name);
   auto& segs = manifest_.segments;
   auto it =
@@ -192,7 +194,16 @@ Status Database::record_building(const std::string& name, nlohmann::json progres
 }
 
 Status Database::save_manifest() {
-  return io::write_file_atomic(dir_ / format::kManifestName, format::manifest_text(manifest_));
+  std::vector<std::string> texts;
+  texts.reserve(manifest_.segments.size());
+  for (const auto& s : manifest_.segments) {
+    auto it = record_texts_.find(s.name);
+    if (it == record_texts_.end())
+      it = record_texts_.emplace(s.name, format::segment_record_text(s)).first;
+    texts.push_back(it->second);
+  }
+  return io::write_file_atomic(dir_ / format::kManifestName,
+                               format::manifest_text(manifest_, texts));
 }
 
 nlohmann::json info_json(const Database& db) {

@@ -65,6 +65,10 @@ class Database {
 
   fs::path dir_;
   format::Manifest manifest_;
+  // Each record's text in the manifest file (format::segment_record_text), by segment name:
+  // made once per record, not at every save. commit_segment drops the committed one's; a
+  // reload drops them all.
+  std::map<std::string, std::string, std::less<>> record_texts_;
   mutable std::mutex mu_;
   mutable std::map<std::string, std::unique_ptr<format::SegmentReader>, std::less<>> readers_;
 };

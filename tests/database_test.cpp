@@ -53,6 +53,43 @@ TEST(Manifest, RoundTrip) {
   EXPECT_EQ(back->find("4"), nullptr);
 }
 
+// The text a database writes from its kept record texts (segment_record_text) is the same as the
+// whole manifest dumped at once, byte for byte: with no record, with nested, empty and escaped
+// values (a quote, a line feed, non-ASCII), and with a segment being built.
+TEST(Manifest, TextFromRecordTextsIsTheWholeDump) {
+  format::Manifest m = sample_manifest("olympiad");
+  auto same = [&] {
+    std::vector<std::string> texts;
+    for (const auto& s : m.segments) texts.push_back(format::segment_record_text(s));
+    const std::string whole = format::manifest_text(m);
+    EXPECT_EQ(format::manifest_text(m, texts), whole);
+    auto back = format::manifest_from_json(whole, "test");
+    EXPECT_TRUE(back) << back.error().message();
+  };
+  same();
+  format::SegmentRecord r;
+  r.name = "KRvK";
+  r.file = "chess-KRvK.rseg";
+  r.entries = 0;
+  r.header_checksum = 0x0123456789abcdefull;
+  m.segments.push_back(r);  // empty build and stats objects
+  same();
+  r.name = "KQvK \"q\"\n\u00e9";
+  r.entries = 18446744073709551615ull;
+  r.file_bytes = 1;
+  r.raw_bytes = 2;
+  r.build = {
+      {"kernel", "sweep"},
+      {"kernel_stats", {{"plies", 3}, {"seconds", 0.25}, {"empty", nlohmann::json::object()}}},
+      {"list", {1, 2, {{"a", nlohmann::json::array()}}}},
+      {"negative", -7}};
+  r.stats = {{"white", {{"wdl", {{"win", 5}, {"draw", 0}}}, {"longest", nullptr}}}};
+  m.segments.push_back(r);
+  same();
+  m.building["KQRvK"] = {{"checkpoint", "chess-KQRvK.ckpt"}, {"at", "ply 7"}, {"decided", 12}};
+  same();
+}
+
 // A segment being built records its last checkpoint; the record is written only while there is
 // one, reads back, and is refused when it is not an object of objects.
 TEST(Manifest, BuildingRecordsRoundTripAndAreChecked) {

@@ -2,6 +2,7 @@
 #include "src/format/manifest.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -20,8 +21,27 @@ const SegmentRecord* Manifest::find(std::string_view name) const {
   return nullptr;
 }
 
+namespace {
+// Everything of the manifest but its records (an empty segments array).
+json top_json(const Manifest& m) {
+  json j = {{"format", "retra-database"},
+            {"format_version", kManifestVersion},
+            {"game", m.game},
+            {"variant", m.variant},
+            {"indexer", m.indexer},
+            {"value_encoding", m.value_encoding},
+            {"tool", {{"name", "retra"}, {"version", m.tool_version}}},
+            {"created", m.created},
+            {"updated", m.updated},
+            {"segments", json::array()}};
+  if (!m.building.empty()) j["building"] = m.building;
+  return j;
+}
+}  // namespace
+
 json to_json(const Manifest& m) {
-  json segs = json::array();
+  json j = top_json(m);
+  json& segs = j["segments"];
   for (const auto& s : m.segments) {
     segs.push_back({{"name", s.name},
                     {"file", s.file},
@@ -32,17 +52,6 @@ json to_json(const Manifest& m) {
                     {"build", s.build},
                     {"stats", s.stats}});
   }
-  json j = {{"format", "retra-database"},
-            {"format_version", kManifestVersion},
-            {"game", m.game},
-            {"variant", m.variant},
-            {"indexer", m.indexer},
-            {"value_encoding", m.value_encoding},
-            {"tool", {{"name", "retra"}, {"version", m.tool_version}}},
-            {"created", m.created},
-            {"updated", m.updated},
-            {"segments", segs}};
-  if (!m.building.empty()) j["building"] = m.building;
   return j;
 }
 
@@ -57,16 +66,77 @@ std::uint64_t seal_of(std::string text, std::size_t pos) {
 }
 }  // namespace
 
-std::string seal_manifest(json j) {
-  j["checksum"] = std::string(kSealZero);
-  std::string text = j.dump(2) + "\n";
+namespace {
+// The text of a manifest dumped with its checksum's digits zero, sealed (seal_manifest).
+std::string seal_text(std::string text) {
   const std::size_t pos = text.find(fmt::format("{}{}\"", kSealKey, kSealZero));
   const std::string hex = fmt::format("{:016x}", seal_of(text, pos + kSealKey.size()));
   text.replace(pos + kSealKey.size(), hex.size(), hex);
   return text;
 }
+}  // namespace
+
+std::string seal_manifest(json j) {
+  j["checksum"] = std::string(kSealZero);
+  return seal_text(j.dump(2) + "\n");
+}
 
 std::string manifest_text(const Manifest& m) { return seal_manifest(to_json(m)); }
+
+namespace {
+// j.dump(2) as it reads `depth` levels down in an indented dump: every line after the first
+// indented by 2 * depth spaces more (a dump has no raw line feed inside a string).
+std::string dump_at(const json& j, int depth) {
+  const std::string text = j.dump(2);
+  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+}  // namespace
+
+std::string segment_record_text(const SegmentRecord& s) {
+  // The keys in json's (std::map) order, as to_json's object dumps them, at depth 2 (the
+  // manifest's object, then its segments array).
+  const std::pair<const char*, std::string> fields[] = {
+      {"build", dump_at(s.build, 3)},
+      {"entries", json(s.entries).dump()},
+      {"file", json(s.file).dump()},
+      {"file_bytes", json(s.file_bytes).dump()},
+      {"header_checksum", json(fmt::format("{:016x}", s.header_checksum)).dump()},
+      {"name", json(s.name).dump()},
+      {"raw_bytes", json(s.raw_bytes).dump()},
+      {"stats", dump_at(s.stats, 3)}};
+  std::string out = "    {";
+  for (std::size_t i = 0; i < std::size(fields); ++i)
+    out += fmt::format("{}\n      \"{}\": {}", i ? "," : "", fields[i].first, fields[i].second);
+  return out + "\n    }";
+}
+
+std::string manifest_text(const Manifest& m, const std::vector<std::string>& texts) {
+  assert(texts.size() == m.segments.size());
+  json j = top_json(m);
+  j["checksum"] = std::string(kSealZero);
+  std::string text = j.dump(2) + "\n";
+  if (!texts.empty()) {
+    // The manifest's own key (one level down: no key inside "building" is indented so).
+    constexpr std::string_view kEmpty = "\n  \"segments\": []";
+    const std::size_t at = text.find(kEmpty);
+    assert(at != std::string::npos);
+    std::string records = "\n  \"segments\": [\n";
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (i > 0) records += ",\n";
+      records += texts[i];
+    }
+    records += "\n  ]";
+    text.replace(at, kEmpty.size(), records);
+  }
+  return seal_text(std::move(text));
+}
 
 namespace {
 // A count (entries, bytes): a whole JSON number >= 0. nlohmann would also convert a float, and

@@ -49,6 +49,14 @@ struct Manifest {
 nlohmann::json to_json(const Manifest& m);
 // The manifest's file text: to_json(m) sealed by seal_manifest.
 std::string manifest_text(const Manifest& m);
+// One segment's record as manifest_text writes it in the segments array: its object, indented
+// for that depth, without a separator.
+std::string segment_record_text(const SegmentRecord& s);
+// The same text as manifest_text(m), from its records' texts as segment_record_text gives them
+// (texts[i] is m.segments[i]'s): a database that keeps them rewrites its manifest after each
+// segment without dumping every record's JSON again (with thousands of segments, that made each
+// commit cost as much as a small segment's build).
+std::string manifest_text(const Manifest& m, const std::vector<std::string>& texts);
 // Sets j["checksum"] to the XXH3 of the text this returns (indented JSON) with the checksum's 16
 // hex digits read as zeros, so that every byte of the file, whitespace included, is covered and a
 // damaged manifest is refused rather than read with another meaning.
