@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -615,6 +616,12 @@ Result<std::vector<std::uint8_t>> greedy_order(const std::vector<std::uint64_t>&
 Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
                                   std::span<const std::uint8_t> data, const WriteOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
+  WriteReport r;
+  auto last = t0;
+  auto lap = [&last]() {  // seconds since the last lap
+    const auto now = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(now - std::exchange(last, now)).count();
+  };
   if (info.block_entries == 0 || info.entry_bytes == 0)
     return Error(Errc::invalid_argument, "segment block size and entry size must be positive");
   if (data.size() != info.entries * info.entry_bytes)
@@ -670,6 +677,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   std::vector<std::uint64_t> rule_bits;
   if ((!opt.digits.empty() || opt.dont_care) && opt.rules && info.entries)
     RETRA_TRY(mark_rule_entries(data, *opt.rules, threads, rule_bits));
+  r.rules_seconds = lap();
   EntryOrder order;             // identity until an order is chosen
   CompressedBlocks compressed;  // blocks of `order` compressed at opt.zstd_level by the estimates
   // Stored entries [first, first + len) of order o as the file holds them (rule entries
@@ -756,6 +764,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       }
     }
   }
+  r.order_seconds = lap();
 
   // Choose the codec. The sample's blocks are prepared once here and reused for the estimates
   // and the dictionary.
@@ -828,6 +837,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       }
     }
   }
+  r.codec_seconds = lap();
   h.codec = static_cast<std::uint32_t>(codec);
   h.model_offset = model.empty() ? 0 : h.table_offset + h.blocks * sizeof(BlockEntry);
   h.model_bytes = model.size();
@@ -837,9 +847,9 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   if (!order.identity()) {
     h.version = 3;
     h.flags |= kEntryOrder;
-    for (const std::uint64_t r : order.radices()) {
-      const auto* p = reinterpret_cast<const std::uint8_t*>(&r);
-      order_section.insert(order_section.end(), p, p + sizeof r);
+    for (const std::uint64_t radix : order.radices()) {
+      const auto* p = reinterpret_cast<const std::uint8_t*>(&radix);
+      order_section.insert(order_section.end(), p, p + sizeof radix);
     }
     order_section.insert(order_section.end(), order.stored().begin(), order.stored().end());
     h.order_offset = h.table_offset + h.blocks * sizeof(BlockEntry) + model.size();
@@ -864,7 +874,6 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
   std::vector<std::size_t> sizes(batch);
   std::vector<std::uint64_t> rule_entries(batch);
   std::uint64_t offset = h.data_offset;
-  WriteReport r;
   // Orders whose walk in stored order comes back to an index line only after more than
   // kWalkReuse entries (KQRvKR's: the fastest index digit stored above the king pair) missed
   // the cache on every entry of every block (4% of a 2-thread KQRvKR build, perf); there, each
@@ -956,6 +965,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
       r.rule_entries += rule_entries[k];
     }
   }
+  r.blocks_seconds = lap();
   // The far section ends the file.
   std::vector<std::uint8_t> far_section;
   for (std::size_t k = 0; k < opt.far.size(); ++k)
@@ -990,6 +1000,7 @@ Result<WriteReport> write_segment(const fs::path& path, const SegmentInfo& info,
     RETRA_TRY(file->pwrite(order_section.data(), order_section.size(), h.order_offset));
   RETRA_TRY(file->pwrite(&h, sizeof h, 0));
   RETRA_TRY(file->commit());
+  r.commit_seconds = lap();
   r.codec = codec;
   r.order = std::move(order);
   r.file_bytes = h.file_bytes;
