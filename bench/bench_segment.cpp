@@ -1,16 +1,19 @@
 // Block decode speed of the segment format: checksum + zstd decompression of one 64 Ki-entry
 // block of realistic Awari values, and cached point probes; and the permutation from a stored
 // entry order back to index order that read_all applies to a whole segment, by tiles and by a
-// walk in index order (what read_all did before tiles), on one KRPvKR pawn segment's shape.
+// walk in index order (what read_all did before tiles), on one KRPvKR pawn segment's shape; and a
+// whole write with its trials of entry orders, on a KBPPvK segment's shape.
 #include <benchmark/benchmark.h>
 
 #include <unistd.h>
 
 #include <filesystem>
 #include <random>
+#include <vector>
 
 #include "src/format/entry_order.hpp"
 #include "src/format/segment.hpp"
+#include "src/module/entry_rules.hpp"
 
 namespace {
 
@@ -127,5 +130,42 @@ void BM_PermuteToIndexByWalk(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * p.index.size()));
 }
 BENCHMARK(BM_PermuteToIndexByWalk)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// A whole write as a build makes it (segment.cpp: rule entries marked, the entry order and
+// the codec chosen by trials, then every block gathered, filled and compressed), at zstd -9 with
+// 256 Ki-entry blocks, on one thread: a segment of a KBPPvK build's shape (2x32x62x61x60,
+// 14.5 M entries) with synthetic values that depend on its digits and holes where two of its
+// square digits meet, given as a bit set (the builds' KnownHoles). In such segments the trials
+// of entry orders cost more than the kernel (docs/PERFORMANCE.md, "Writing a segment").
+void BM_WriteWithOrderSearch(benchmark::State& st) {
+  const std::vector<std::uint64_t> radices{2, 32, 62, 61, 60};
+  const std::uint64_t n = 2ull * 32 * 62 * 61 * 60;
+  std::vector<std::uint8_t> values(n);
+  std::vector<std::uint64_t> hole_bits((n + 63) / 64, 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t d4 = i % 60, d3 = i / 60 % 61, d2 = i / 3660 % 62, d1 = i / 226920 % 32;
+    const std::uint64_t d0 = i / 7261440;
+    if (d2 == d3 || d3 == d4 || d2 == d4) {
+      hole_bits[i >> 6] |= 1ull << (i & 63);
+      continue;  // 0
+    }
+    values[i] = static_cast<std::uint8_t>(1 + (d0 * 3 + d1 / 4 + (d2 + d3) / 16 + d4 / 30) % 5);
+  }
+  const auto path =
+      std::filesystem::temp_directory_path() / ("retra-bench-write-" + std::to_string(getpid()));
+  const SegmentInfo info{"bench", "v", "bench-v1", "i8", "write", n, 1, 1u << 18};
+  const retra::KnownHoles holes(hole_bits);
+  WriteOptions opt(9, 1, CodecChoice::automatic, &holes);
+  opt.digits = radices;
+  for (auto _ : st) {
+    auto w = write_segment(path, info, values, opt);
+    if (!w) std::abort();
+    st.counters["order_s"] = w->order_seconds;
+    st.counters["blocks_s"] = w->blocks_seconds;
+  }
+  std::filesystem::remove(path);
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * n));
+}
+BENCHMARK(BM_WriteWithOrderSearch)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <numeric>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <fmt/format.h>
@@ -285,6 +288,145 @@ TEST(EntryOrderSegment, EveryStoredOrderRoundTripsWithBlocksAcrossDigitCycles) {
       }
     }
   } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+// Holes given as a bit set (EntryRules::zero_bits, as the builds' KnownHoles): every marked
+// entry holds 0.
+struct HoleBits final : EntryRules {
+  std::vector<std::uint64_t> bits;
+  void rule_values(std::uint64_t first, std::span<std::int16_t> out) const override {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = is_hole(first + i) ? std::int16_t{0} : kStored;
+  }
+  bool holes_only() const override { return true; }
+  std::span<const std::uint64_t> zero_bits() const override { return bits; }
+  bool is_hole(std::uint64_t x) const { return (bits[x >> 6] >> (x & 63)) & 1; }
+};
+
+// Stored block b as the file must hold it, computed the plain way: the entries at its positions,
+// each one the rules answer (is_rule) replaced by the last stored entry before it in the block,
+// or by the block's first other entry at its start (0 if it has none).
+template <class IsRule>
+std::vector<std::uint8_t> filled_block(const std::vector<std::uint8_t>& data, const EntryOrder& o,
+                                       std::uint64_t first, std::uint64_t len,
+                                       const IsRule& is_rule) {
+  std::vector<std::uint8_t> v(len);
+  std::vector<bool> rule(len);
+  for (std::uint64_t k = 0; k < len; ++k) {
+    const std::uint64_t i = o.index(first + k);
+    v[k] = data[i];
+    rule[k] = is_rule(i);
+  }
+  std::uint8_t fill = 0;
+  for (std::uint64_t k = 0; k < len; ++k)
+    if (!rule[k]) {
+      fill = v[k];
+      break;
+    }
+  for (std::uint64_t k = 0; k < len; ++k) {
+    if (rule[k])
+      v[k] = fill;
+    else
+      fill = v[k];
+  }
+  return v;
+}
+
+// The writer gathers each stored block and fills its rule entries (segment.cpp: runs of the
+// index's last digit, a walk in stored order with whole runs of consecutive indices, slabs by
+// tiles; the fill 8 entries a step). Every stored block of every order must hold exactly what
+// the plain computation gives, with rules asked entry by entry and with holes as a bit set:
+// scattered holes and runs of them longer than a 64-bit word, blocks of a size that is not a
+// multiple of 8.
+TEST(EntryOrderSegment, EveryStoredBlockHoldsItsEntriesWithTheRuleEntriesFilled) {
+  test::TempDir dir;
+  struct Shape {
+    std::vector<std::uint64_t> radices;
+    std::vector<std::vector<std::uint8_t>> orders;  // empty: every permutation
+    std::uint32_t block;
+  };
+  const std::vector<Shape> shapes{
+      {{3, 20, 7, 70}, {}, 1000},
+      {{3, 20, 7, 70}, {}, 4096},
+      {{3, 20, 30, 30, 24}, {{0, 4, 2, 3, 1}}, 8192},  // by slabs (the test above)
+  };
+  for (const Shape& shape : shapes) {
+    const std::uint64_t n = std::accumulate(shape.radices.begin(), shape.radices.end(),
+                                            std::uint64_t{1}, std::multiplies<>());
+    std::mt19937 rng(23);
+    std::vector<std::uint8_t> data(n);
+    for (auto& x : data) x = static_cast<std::uint8_t>(1 + rng() % 5);
+    auto holes = std::make_shared<HoleBits>();
+    holes->bits.assign((n + 63) / 64, 0);
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (rng() % 7 == 0 || (i / 150) % 9 == 4) {  // scattered, and runs of 150
+        holes->bits[i >> 6] |= 1ull << (i & 63);
+        data[i] = 0;
+      }
+    std::uint64_t hole_count = 0;
+    for (const auto w : holes->bits) hole_count += static_cast<std::uint64_t>(std::popcount(w));
+    auto fifths = std::make_shared<FifthsRules>();
+    std::vector<std::uint8_t> fifths_data = data;
+    for (std::uint64_t i = 0; i < n; i += 5) fifths_data[i] = static_cast<std::uint8_t>(i % 3);
+    std::vector<std::vector<std::uint8_t>> orders = shape.orders;
+    if (orders.empty()) {
+      std::vector<std::uint8_t> perm(shape.radices.size());
+      std::iota(perm.begin(), perm.end(), std::uint8_t{0});
+      do orders.push_back(perm);
+      while (std::next_permutation(perm.begin(), perm.end()));
+    }
+    for (const auto& stored : orders)
+      for (const bool bits : {true, false}) {
+        const std::vector<std::uint8_t>& values = bits ? data : fifths_data;
+        const EntryRules* rules = bits ? static_cast<const EntryRules*>(holes.get()) : fifths.get();
+        WriteOptions opt(1, 2, CodecChoice::zstd, rules);
+        opt.digits = shape.radices;
+        opt.stored_order = stored;
+        auto w = write_segment(dir / "f.rseg", info(n, shape.block), values, opt);
+        ASSERT_TRUE(w) << w.error().message();
+        EXPECT_EQ(w->rule_entries, bits ? hole_count : (n + 4) / 5);
+        std::shared_ptr<const EntryRules> reader_rules = fifths;
+        if (bits) reader_rules = holes;
+        auto r = SegmentReader::open(dir / "f.rseg", 16, reader_rules);
+        ASSERT_TRUE(r) << r.error().message();
+        const EntryOrder& o = (*r)->order();
+        for (std::uint64_t b = 0; b < (*r)->info().blocks(); ++b) {
+          const std::uint64_t first = b * shape.block;
+          std::vector<std::uint8_t> got((*r)->raw_bytes(b));
+          ASSERT_TRUE((*r)->read_stored_block(b, got));
+          const auto want = filled_block(values, o, first, got.size(), [&](std::uint64_t i) {
+            return bits ? holes->is_hole(i) : i % 5 == 0;
+          });
+          ASSERT_EQ(got, want) << o.describe() << " block " << b << (bits ? " holes" : " fifths");
+        }
+      }
+  }
+}
+
+// Holes given as bits are checked as rules given entry by entry are: the first hole (by index)
+// that holds a value is named, and nothing is written.
+TEST(EntryOrderSegment, AHoleGivenAsABitThatHoldsAValueIsRefused) {
+  test::TempDir dir;
+  const std::uint64_t n = 3 * 20 * 7 * 70;
+  std::vector<std::uint8_t> data(n, 2);
+  auto holes = std::make_shared<HoleBits>();
+  holes->bits.assign((n + 63) / 64, 0);
+  for (std::uint64_t i = 0; i < n; i += 3) {
+    holes->bits[i >> 6] |= 1ull << (i & 63);
+    data[i] = 0;
+  }
+  data[7'001] = 4;  // not a hole: stored
+  data[7'002] = 5;  // a hole
+  data[8'001] = 6;  // a later hole
+  WriteOptions opt(1, 2, CodecChoice::zstd, holes.get());
+  opt.digits = {3, 20, 7, 70};
+  opt.stored_order = {3, 0, 1, 2};
+  auto w = write_segment(dir / "bad.rseg", info(n, 4096), data, opt);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code(), Errc::internal);
+  EXPECT_NE(w.error().message().find("entry 7002 holds 5"), std::string::npos)
+      << w.error().message();
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.rseg"));
 }
 
 // read_all permutes by tiles where they pay (the slowest index digit stored fastest, 18,000

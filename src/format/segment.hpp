@@ -185,6 +185,10 @@ class EntryRules {
   // reads one, so it may leave their filler in place (Exact::reached_by_moves) and skip the
   // rules, which cost a position step per entry.
   virtual bool holes_only() const { return false; }
+  // The entries the rules answer, one bit per entry in index order, where they are exactly the
+  // set bits and each of them is 0 (KnownHoles); else empty. The writer then takes the bits as
+  // they are instead of asking rule_values for every entry.
+  virtual std::span<const std::uint64_t> zero_bits() const { return {}; }
 };
 
 // Which entries a whole-segment read must give exactly: all of them, or only the positions a

@@ -63,6 +63,7 @@ class KnownHoles final : public format::EntryRules {
     }
   }
   bool holes_only() const override { return true; }
+  std::span<const std::uint64_t> zero_bits() const override { return bits_; }
 
  private:
   std::span<const std::uint64_t> bits_;
