@@ -1648,11 +1648,21 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
   // kings stand on the a1-h8 diagonal (which placements are canonical then depends on the
   // pieces). Blocks are whole runs. The last digit is the last slot's but for kings and pawns,
   // which are the head's (KRPvK, KRvKP: the rook's).
+  // Where the last group holds `group` identical pieces (KNNvKP, KQQQvK), the last digit ranks
+  // their squares as a combination, the lowest varying fastest: a run moves only the lowest,
+  // over the free squares below the second lowest, and starts where it stands on the lowest free
+  // square. In the sweep's table that piece is read as the last (identical pieces stand in
+  // either order there, every copy with the same value), its partners fixed before it. Blocks are
+  // whole cycles of the digit, so no run crosses one. (Through the indexer, whose step places the
+  // group anew by a bisection per piece, these tables converted at a fifth of the others' rate.)
   std::size_t ls = slots.size() - 1;
   while (ls > 0 && (slots[ls].type == king || slots[ls].type == pawn)) --ls;
-  const bool runs =
-      t.m > 0 && of[ls] == t.m + 1 &&
-      !(slots[ls - 1].type == slots[ls].type && slots[ls - 1].color == slots[ls].color);
+  int group = 1;
+  while (group < t.m && slots[ls - static_cast<std::size_t>(group)].type == slots[ls].type &&
+         slots[ls - static_cast<std::size_t>(group)].color == slots[ls].color)
+    ++group;
+  const bool runs = t.m > 0 && of[ls] == t.m + 1;
+  const std::size_t lowest = ls + 1 - static_cast<std::size_t>(group);  // the group's first slot
   const std::uint64_t run = runs ? ix.radices().back() : 1;
   const std::uint64_t block = run * std::max<std::uint64_t>(1, 4096 / run);
   const std::uint64_t blocks = (size + block - 1) / block;  // per side
@@ -1680,17 +1690,30 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
       const int pawn = t.pawned() ? pieces[t.m] : -1;
       const int pawn2 = t.pawns() >= 2 ? pieces[t.m + 1] : -1;
       const int pawn3 = t.pawns() == 3 ? pieces[t.m + 2] : -1;
-      if (runs && i % run == 0 && valid && (t.pawned() || !(diagonal(wk) && diagonal(bk)))) {
+      // Whether the group's lowest piece stands on the lowest square the others leave free.
+      auto run_starts = [&] {
+        Bitboard others = bit(wk) | bit(bk);
+        if (pawn >= 0) others |= bit(pawn);
+        if (pawn2 >= 0) others |= bit(pawn2);
+        for (int k = 0; k < t.m - group; ++k) others |= bit(pieces[k]);
+        return ((bit(sq[lowest]) - 1) & ~others) == 0;
+      };
+      if (runs && valid && (t.pawned() || !(diagonal(wk) && diagonal(bk))) &&
+          (group == 1 ? i % run == 0 : run_starts())) {
         // With pawns, t turns the board left to right where the (first) pawn is on the e-h
         // files, as retra's representative may have it with two pawns: the run's squares turn.
         const int turn = t.pawned() && file_of(pawn) >= 4 ? 7 : 0;
+        // The group's lowest piece moves: as the sweep's last (its partners before it).
+        if (group > 1) std::swap(pieces[t.m - group], pieces[t.m - 1]);
         pieces[t.m - 1] = 0;
         const std::uint64_t base = t.index(wk, bk, pieces, pawn, pawn2) & ~std::uint64_t{63};
         Bitboard free = ~(bit(wk) | bit(bk));
         if (t.pawned()) free &= ~bit(pawn);
         if (pawn2 >= 0) free &= ~bit(pawn2);
         for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
-        assert(static_cast<std::uint64_t>(std::popcount(free)) == run);
+        if (group > 1) free &= bit(pieces[t.m - 2]) - 1;  // below the second lowest
+        assert(group > 1 || static_cast<std::uint64_t>(std::popcount(free)) == run);
+        assert(i + static_cast<std::uint64_t>(std::popcount(free)) <= hi);
         if (by_table) {
           const std::uint8_t* const from = t.v[s].data() + base;
           std::uint64_t illegal = 0;  // the side not to move in check, bit k for entry i + k
@@ -1706,7 +1729,8 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
           for (Bitboard f = free; f; f &= f - 1, ++i)
             side[i] = code(s, base + (std::countr_zero(f) ^ turn), s * size + i, hole);
         }
-        sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));  // for the next step
+        // For the next step (a group's step places it from the index alone).
+        if (group == 1) sq[ls] = static_cast<std::uint8_t>(63 - std::countl_zero(free));
         continue;
       }
       if (valid) {
