@@ -531,8 +531,8 @@ TEST(ChessSweepThreePawns, EqualsTheGenericKernelGivenTheSameChildren) {
 // in either order read one value, as the sweep computes them), and to_dtz gives back exactly
 // that segment, 0 with a hole on exactly the entries the game calls invalid. KNNvK: the pair is
 // every piece but the kings, both kings on the a1-h8 diagonal taking the path entry by entry;
-// KNNvKP (a black pawn, the board turned where it stands on the e-h files) and KRNNvK: another
-// piece before the pair; KQQQvK: three.
+// KNNvKP: a pawn among the squares the run leaves out; KRNNvK: another piece before the pair;
+// KQQQvK: three.
 TEST(ChessSweepConversion, IdenticalPiecesComeBackThroughRetrasIndex) {
   auto round_trip = [](const char* material, const char* segment) {
     auto g = Game::closure({*parse_material(material)}, false);
@@ -541,18 +541,7 @@ TEST(ChessSweepConversion, IdenticalPiecesComeBackThroughRetrasIndex) {
     const int s = game.find(segment);
     ASSERT_GE(s, 0) << segment;
     const Indexer& ix = *game.table(s).indexer;
-    std::vector<std::pair<PieceType, Color>> pieces;
-    std::array<int, 3> rank{-1, -1, -1};
-    std::array<Color, 3> colour{white, white, white};
-    int np = 0;
-    for (const Slot& slot : ix.slots())
-      if (slot.type == pawn) {
-        rank[static_cast<std::size_t>(np)] = slot.rank;
-        colour[static_cast<std::size_t>(np++)] = slot.color;
-      } else if (slot.type != king) {
-        pieces.emplace_back(slot.type, slot.color);
-      }
-    sweep::Table t = sweep::make_table(pieces, 2, rank[0], colour[0], rank[1], colour[1]);
+    sweep::Table t = sweep::table_for(ix.slots(), 2);
     ASSERT_EQ(sweep::name_of(t), std::string(segment));
     // Draws, wins in 1..100 plies and losses in 0..100: within the horizon, so load keeps each.
     auto value = [](Color side, std::uint64_t i) {

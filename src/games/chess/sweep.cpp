@@ -242,6 +242,23 @@ Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, i
   return t;
 }
 
+Table table_for(std::span<const Slot> slots, int threads) {
+  std::vector<std::pair<PieceType, Color>> pieces;
+  std::array<int, 3> rank{-1, -1, -1};
+  std::array<Color, 3> colour{white, white, white};
+  std::size_t np = 0;
+  for (const Slot& slot : slots)
+    if (slot.type == pawn) {
+      assert(np < 3);
+      rank[np] = slot.rank;
+      colour[np++] = slot.color;
+    } else if (slot.type != king) {
+      pieces.emplace_back(slot.type, slot.color);
+    }
+  return make_table(std::move(pieces), threads, rank[0], colour[0], rank[1], colour[1], rank[2],
+                    colour[2]);
+}
+
 std::string name_of(const Table& t) {
   std::string s[2] = {"K", "K"};
   for (int i = 0; i < t.m; ++i) {
@@ -1690,16 +1707,21 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
       const int pawn = t.pawned() ? pieces[t.m] : -1;
       const int pawn2 = t.pawns() >= 2 ? pieces[t.m + 1] : -1;
       const int pawn3 = t.pawns() == 3 ? pieces[t.m + 2] : -1;
-      // Whether the group's lowest piece stands on the lowest square the others leave free.
-      auto run_starts = [&] {
+      // The squares of the run that starts at i (never empty), 0 where none does: those the
+      // kings, the pawns and the pieces before the last group leave free, and with a group
+      // (whose lowest piece must stand on the lowest of them) those below its second lowest.
+      Bitboard free = 0;
+      if (runs && valid && (t.pawned() || !(diagonal(wk) && diagonal(bk)))) {
         Bitboard others = bit(wk) | bit(bk);
         if (pawn >= 0) others |= bit(pawn);
         if (pawn2 >= 0) others |= bit(pawn2);
         for (int k = 0; k < t.m - group; ++k) others |= bit(pieces[k]);
-        return ((bit(sq[lowest]) - 1) & ~others) == 0;
-      };
-      if (runs && valid && (t.pawned() || !(diagonal(wk) && diagonal(bk))) &&
-          (group == 1 ? i % run == 0 : run_starts())) {
+        if (group == 1)
+          free = i % run == 0 ? ~others : 0;
+        else if (((bit(sq[lowest]) - 1) & ~others) == 0)
+          free = ~others & (bit(sq[lowest + 1]) - 1);
+      }
+      if (free) {
         // With pawns, t turns the board left to right where the (first) pawn is on the e-h
         // files, as retra's representative may have it with two pawns: the run's squares turn.
         const int turn = t.pawned() && file_of(pawn) >= 4 ? 7 : 0;
@@ -1707,11 +1729,6 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
         if (group > 1) std::swap(pieces[t.m - group], pieces[t.m - 1]);
         pieces[t.m - 1] = 0;
         const std::uint64_t base = t.index(wk, bk, pieces, pawn, pawn2) & ~std::uint64_t{63};
-        Bitboard free = ~(bit(wk) | bit(bk));
-        if (t.pawned()) free &= ~bit(pawn);
-        if (pawn2 >= 0) free &= ~bit(pawn2);
-        for (int k = 0; k + 1 < t.m; ++k) free &= ~bit(pieces[k]);
-        if (group > 1) free &= bit(pieces[t.m - 2]) - 1;  // below the second lowest
         assert(group > 1 || static_cast<std::uint64_t>(std::popcount(free)) == run);
         assert(i + static_cast<std::uint64_t>(std::popcount(free)) <= hi);
         if (by_table) {
@@ -1764,19 +1781,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const int threads = std::max(1, options.threads);
-  std::vector<std::pair<PieceType, Color>> pieces;
-  std::array<int, 3> pawn_rank{-1, -1, -1};
-  std::array<Color, 3> pawn_colour{white, white, white};
-  int np = 0;
-  for (const Slot& slot : table.slots)
-    if (slot.type == pawn) {
-      pawn_rank[static_cast<std::size_t>(np)] = slot.rank;
-      pawn_colour[static_cast<std::size_t>(np++)] = slot.color;
-    } else if (slot.type != king) {
-      pieces.emplace_back(slot.type, slot.color);
-    }
-  sweep::Table top = sweep::make_table(pieces, threads, pawn_rank[0], pawn_colour[0], pawn_rank[1],
-                                       pawn_colour[1], pawn_rank[2], pawn_colour[2]);
+  sweep::Table top = sweep::table_for(table.slots, threads);
   top.huge_pages = options.tuning.huge_pages;
   // A sweep table's segment of retra's: its id, and whether it is the table's material with the
   // colours exchanged (and the board turned over).
@@ -1814,12 +1819,13 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     std::array<Color, 3> colour{white, white, white};
     for (int k = 0, r = 0; k < top.pawns(); ++k)
       if (k != j - top.m) {
-        rank[static_cast<std::size_t>(r)] = pawn_rank[static_cast<std::size_t>(k)];
-        colour[static_cast<std::size_t>(r++)] = pawn_colour[static_cast<std::size_t>(k)];
+        rank[static_cast<std::size_t>(r)] = top.rank_of_pawn(k);
+        colour[static_cast<std::size_t>(r++)] = top.colour_of_pawn(k);
       }
-    auto sub = std::make_unique<sweep::Table>(
-        sweep::make_table(j < top.m ? pieces_without(top, j) : pieces, threads, rank[0], colour[0],
-                          rank[1], colour[1], rank[2], colour[2]));
+    // pieces_without(top, j) for a pawn's j (>= m): all of top's pieces.
+    auto sub = std::make_unique<sweep::Table>(sweep::make_table(pieces_without(top, j), threads,
+                                                                rank[0], colour[0], rank[1],
+                                                                colour[1], rank[2], colour[2]));
     auto it = subs.find(sub->name);
     if (it == subs.end()) {
       sub->huge_pages = options.tuning.huge_pages;

@@ -262,6 +262,9 @@ struct Table {
 Table make_table(std::vector<std::pair<PieceType, Color>> pieces, int threads, int pawn_rank = -1,
                  Color pawn_colour = white, int pawn2_rank = -1, Color pawn2_colour = white,
                  int pawn3_rank = -1, Color pawn3_colour = white);
+// The table of retra's segment with these slots: its pieces besides the kings and pawns, and its
+// pawns' ranks and colours, in slot order.
+Table table_for(std::span<const Slot> slots, int threads);
 // A material's name, white first ("KvKR").
 std::string name_of(const Table& t);
 // t's pieces besides the kings and the pawn without piece j: the material of sub-table j.
