@@ -197,7 +197,7 @@ int check(const Table& t, const retra::probe::Prober& prober, const std::string&
 }
 
 // What a build hands the writer, and a check of every position at once: the values in retra's
-// DTZ segment's index order and encoding (to_dtz), timed, then compared byte by byte with the
+// DTZ segment's index order and encoding (to_segment), timed, then compared byte by byte with the
 // segment retra built (by class where the segment keeps a side as classes), and the far values
 // as lists. The kernel's own arrays are freed once converted, as a build frees them before
 // writing.
@@ -214,7 +214,7 @@ int compare(Table& t, const std::string& db) {
   auto mine = retra::LargeArray<std::uint8_t>::allocate(2 * size);
   if (!mine) fail("out of memory");
   const auto start = Clock::now();
-  const auto far = to_dtz(t, ix, mine->span());
+  const auto far = to_segment(t, ix, mine->span());
   const double convert = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& v : t.v) v = {};
   const auto read_start = Clock::now();

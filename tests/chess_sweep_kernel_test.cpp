@@ -1,12 +1,13 @@
 // The chess game's own kernel for DTZ segments, pawnless or with one to three pawns, with or
-// without other pieces (src/games/chess/sweep.hpp, Game::own_kernel), against retra's generic
-// backward kernel: the same values on every entry and the holes it marks exactly the game's invalid
-// entries, on two threads (so that ThreadSanitizer sees the sweeps' shared bytes); the codes
-// rebased; conversions beyond the 50-move horizon; what it declines; and the build driver taking it
-// unless told not to. Thread safety: none.
+// without other pieces, and for pawnless DTM segments (src/games/chess/sweep.hpp,
+// Game::own_kernel), against retra's generic backward kernel: the same values on every entry and
+// the holes it marks exactly the game's invalid entries, on two threads (so that ThreadSanitizer
+// sees the sweeps' shared bytes); the codes rebased; conversions beyond the 50-move horizon; what
+// it declines; and the build driver taking it unless told not to. Thread safety: none.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -26,20 +27,22 @@
 namespace retra::chess {
 namespace {
 
-// KQvKR and its sub-tables, built by the generic kernel, every entry stored exactly (no class
-// half), and the game of that build.
+// KQvKR and its sub-tables, DTZ and DTM, built by the generic kernel, every entry stored exactly
+// (no class half), and the game of that build.
 class ChessSweepKernel : public ::testing::Test {
  protected:
+  static constexpr std::array<const char*, 6> kNames{"KQvK",     "KRvK",     "KQvKR",
+                                                     "KQvK.dtm", "KRvK.dtm", "KQvKR.dtm"};
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    BuildRequest r = test::build_request("chess", {"KQvKR"}, dir_->path());
+    BuildRequest r = test::build_request("chess", {"KQvKR", "KQvKR.dtm"}, dir_->path());
     r.tuning.own_kernel = false;
     r.class_half = format::ClassHalfChoice::none;
     auto built = build(r);
     ASSERT_TRUE(built) << built.error().message();
     auto db = Database::open(dir_->path());
     ASSERT_TRUE(db) << db.error().message();
-    for (const char* name : {"KQvK", "KRvK", "KQvKR"}) {
+    for (const char* name : kNames) {
       const auto v = test::read_segment(**db, name);
       values_->emplace_back(reinterpret_cast<const std::uint8_t*>(v.data()),
                             reinterpret_cast<const std::uint8_t*>(v.data()) + v.size());
@@ -56,13 +59,16 @@ class ChessSweepKernel : public ::testing::Test {
     values_->clear();
   }
   static const Game& game() { return **game_; }
+  // The generic kernel's values of segment `name`.
+  static const std::vector<std::uint8_t>& values(const std::string& name) {
+    const auto at = std::find(kNames.begin(), kNames.end(), name);
+    EXPECT_NE(at, kNames.end()) << name;
+    return (*values_)[static_cast<std::size_t>(at - kNames.begin())];
+  }
   // lower() over the generic kernel's sub-tables.
   static kernels::Lower<int> lower() {
-    return [](const int& s, std::uint64_t i) -> int {
-      const std::string name = game().segment_name(s);
-      const auto& v = (*values_)[name == "KQvK" ? 0 : name == "KRvK" ? 1 : 2];
-      return v.at(i);
-    };
+    return
+        [](const int& s, std::uint64_t i) -> int { return values(game().segment_name(s)).at(i); };
   }
   static kernels::KernelOptions two_threads() {
     kernels::KernelOptions o;
@@ -81,7 +87,7 @@ std::unique_ptr<std::vector<std::vector<std::uint8_t>>> ChessSweepKernel::values
     std::make_unique<std::vector<std::vector<std::uint8_t>>>();
 
 TEST_F(ChessSweepKernel, EqualsTheGenericKernelOnEveryEntry) {
-  for (const char* name : {"KQvK", "KRvK", "KQvKR"}) {
+  for (const char* name : kNames) {
     const int s = game().find(name);
     ASSERT_GE(s, 0) << name;
     std::vector<std::uint8_t> mine(game().segment_size(s));
@@ -104,9 +110,7 @@ TEST_F(ChessSweepKernel, EqualsTheGenericKernelOnEveryEntry) {
     }
     EXPECT_EQ(wrong_holes, 0u) << name;
     EXPECT_GT(marked, 0u) << name;
-    const auto& theirs = (*values_)[name == std::string("KQvK")   ? 0
-                                    : name == std::string("KRvK") ? 1
-                                                                  : 2];
+    const auto& theirs = values(name);
     ASSERT_EQ(mine.size(), theirs.size());
     std::uint64_t differ = 0;
     for (std::size_t i = 0; i < mine.size(); ++i)
@@ -141,14 +145,57 @@ TEST_F(ChessSweepKernel, RebasedCodesGiveTheSameValuesOrAnHonestRefusal) {
     EXPECT_EQ(top.longest, 62);
     const int s = game().find("KQvKR");
     out->assign(game().segment_size(s), 0);
-    EXPECT_TRUE(sweep::to_dtz(top, *game().table(s).indexer, *out).empty());
+    EXPECT_TRUE(sweep::to_segment(top, *game().table(s).indexer, *out).empty());
     return true;
   };
   std::vector<std::uint8_t> plain, rebased, unused;
   ASSERT_TRUE(solved_with(sweep::kMaxWin, &plain));
   ASSERT_TRUE(solved_with(40, &rebased));
   EXPECT_TRUE(plain == rebased);
-  EXPECT_TRUE(plain == (*values_)[2]);
+  EXPECT_TRUE(plain == values("KQvKR"));
+  EXPECT_FALSE(solved_with(30, &unused));
+}
+
+// DTM, its sub-tables loaded from the generic kernel's DTM segments (KvKR from KRvK with the
+// colours exchanged), as Game::own_kernel loads them: KQvKR's longest DTM is 70 plies, so codes
+// rebased after 40 plies give the same values, and after 30 (60 plies) an honest refusal.
+TEST_F(ChessSweepKernel, DistanceToMateRebasedGivesTheSameValuesOrAnHonestRefusal) {
+  auto solved_with = [](int rebase_at, std::vector<std::uint8_t>* out) -> bool {
+    using P = std::pair<PieceType, Color>;
+    sweep::Table kvk = sweep::make_table({}, 2);
+    auto kings = sweep::solve(kvk, {});
+    EXPECT_TRUE(kings && *kings);
+    sweep::draws_as_dtm(kvk);
+    sweep::Table kqvk = sweep::make_table({P{queen, white}}, 2);
+    sweep::Table kvkr = sweep::make_table({P{rook, black}}, 2);
+    for (auto [t, name] : {std::pair{&kqvk, "KQvK.dtm"}, std::pair{&kvkr, "KRvK.dtm"}}) {
+      const int id = game().find(name);
+      const std::uint64_t size = game().table(id).indexer->size();
+      t->dtm = true;
+      const Status loaded = sweep::load(
+          *t, *game().table(id).indexer, t == &kvkr,
+          [&](Color side, std::uint64_t r) { return int{values(name).at(side * size + r)}; });
+      EXPECT_TRUE(loaded) << loaded.error().message();
+    }
+    sweep::Table top = sweep::make_table({P{queen, white}, P{rook, black}}, 2);
+    top.dtm = true;
+    top.sub = {&kvkr, &kqvk, nullptr};  // without the queen, without the rook
+    sweep::SolveOptions o;
+    o.rebase_at = rebase_at;
+    auto r = sweep::solve(top, o);
+    EXPECT_TRUE(r) << r.error().message();
+    if (!r || !*r) return false;
+    EXPECT_EQ(top.longest, 70);
+    const int s = game().find("KQvKR.dtm");
+    out->assign(game().segment_size(s), 0);
+    EXPECT_TRUE(sweep::to_segment(top, *game().table(s).indexer, *out).empty());
+    return true;
+  };
+  std::vector<std::uint8_t> plain, rebased, unused;
+  ASSERT_TRUE(solved_with(sweep::kMaxWin, &plain));
+  ASSERT_TRUE(solved_with(40, &rebased));
+  EXPECT_TRUE(plain == rebased);
+  EXPECT_TRUE(plain == values("KQvKR.dtm"));
   EXPECT_FALSE(solved_with(30, &unused));
 }
 
@@ -156,8 +203,6 @@ TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {
   const int s = game().find("KQvKR");
   std::vector<std::uint8_t> v(game().segment_size(s), 0);
   auto untouched = [&] { return std::all_of(v.begin(), v.end(), [](auto b) { return b == 0; }); };
-  // Distance to mate: the generic kernel's.
-  EXPECT_FALSE(game().own_kernel(game().find("KQvKR.dtm"), v, lower(), two_threads(), {kPlenty}));
   // More memory than the plan leaves.
   EXPECT_FALSE(game().own_kernel(s, v, lower(), two_threads(), {std::uint64_t{1} << 20}));
   EXPECT_TRUE(untouched());
@@ -169,31 +214,72 @@ TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {
   const int big = (*six)->find("KQRvKQR");
   ASSERT_GE(big, 0);
   EXPECT_FALSE((*six)->own_kernel(big, {}, lower(), two_threads(), {kPlenty}));
+  // Distance to mate with a pawn: the generic kernel's.
+  auto kpk = Game::closure({*parse_material("KPvK")}, true);
+  ASSERT_TRUE(kpk) << kpk.error().message();
+  const int pawn = (*kpk)->find("KPvK_w5.dtm");
+  ASSERT_GE(pawn, 0);
+  EXPECT_FALSE((*kpk)->own_kernel(pawn, {}, lower(), two_threads(), {kPlenty}));
 }
 
-// The driver takes the own kernel for DTZ segments (the manifest names it) and writes the
-// generic kernel's bytes; DTM segments stay with the generic kernel.
+// The driver takes the own kernel for DTZ segments and pawnless DTM segments (the manifest names
+// it) and writes the generic kernel's bytes; DTM segments with pawns stay with the generic kernel.
 TEST_F(ChessSweepKernel, TheBuildTakesItAndWritesTheSameFiles) {
   test::TempDir own;
-  BuildRequest r =
-      test::build_request("chess", {"KQvK", "KRvK", "KQvK.dtm", "KPvK_w5"}, own.path());
+  BuildRequest r = test::build_request(
+      "chess", {"KQvK", "KRvK", "KQvK.dtm", "KRvK.dtm", "KPvK_w5", "KPvK_w5.dtm"}, own.path());
   r.class_half = format::ClassHalfChoice::none;
   auto built = build(r);
   ASSERT_TRUE(built) << built.error().message();
   auto db = Database::open(own.path());
   ASSERT_TRUE(db) << db.error().message();
+  int dtm_sweeps = 0;
   for (const auto& rec : (*db)->manifest().segments) {
-    const bool sweep = !rec.name.ends_with(".dtm");
+    const bool sweep = !(rec.name.ends_with(".dtm") && rec.name.find('P') != std::string::npos);
     EXPECT_EQ(rec.build.value("kernel", ""), sweep ? "sweep" : "backward") << rec.name;
+    dtm_sweeps += sweep && rec.name.ends_with(".dtm");
   }
-  for (std::size_t k = 0; k < 2; ++k) {
-    const char* name = k == 0 ? "KQvK" : "KRvK";
+  EXPECT_GE(dtm_sweeps, 2);
+  for (const char* name : {"KQvK", "KRvK", "KQvK.dtm", "KRvK.dtm"}) {
     const auto v = test::read_segment(**db, name);
+    const auto& theirs = values(name);
     EXPECT_TRUE(
-        std::equal(v.begin(), v.end(), (*values_)[k].begin(), (*values_)[k].end(),
+        std::equal(v.begin(), v.end(), theirs.begin(), theirs.end(),
                    [](std::int8_t a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; }))
         << name;
   }
+}
+
+// Pawnless DTM where a conversion loses later than every quiet move (the bare king takes a rook
+// in KQRvK and KRRvK: the position cannot lose before that capture's ply), identical pieces
+// (KRRvK) and a long mate (KBNvK, 66 plies): the build with the own kernel writes every DTM
+// segment, the sub-tables' included, with the generic kernel's values.
+TEST(ChessSweepDistanceToMate, PawnlessSegmentsEqualTheGenericKernels) {
+  const std::vector<std::string> targets{"KQRvK.dtm", "KRRvK.dtm", "KBNvK.dtm"};
+  test::TempDir generic_db, own_db;
+  BuildRequest r = test::build_request("chess", targets, generic_db.path());
+  r.tuning.own_kernel = false;
+  auto generic = build(r);
+  ASSERT_TRUE(generic) << generic.error().message();
+  r.db = own_db.path();
+  r.tuning.own_kernel = true;
+  auto own = build(r);
+  ASSERT_TRUE(own) << own.error().message();
+  auto theirs = Database::open(generic_db.path());
+  auto mine = Database::open(own_db.path());
+  ASSERT_TRUE(theirs && mine);
+  int compared = 0;
+  for (const auto& rec : (*mine)->manifest().segments) {
+    if (!rec.name.ends_with(".dtm")) continue;
+    // KvK's has no own kernel's (nothing to sweep below three pieces).
+    if (rec.name != "KvK.dtm") {
+      EXPECT_EQ(rec.build.value("kernel", ""), "sweep") << rec.name;
+    }
+    EXPECT_TRUE(test::read_segment(**mine, rec.name) == test::read_segment(**theirs, rec.name))
+        << rec.name;
+    ++compared;
+  }
+  EXPECT_GE(compared, 7);  // the three, KQvK, KRvK, KBvK, KNvK
 }
 
 // Tables with one pawn: KRPvK (a white pawn) and KRvKP (a black one, whose sub-tables KvKP and
@@ -525,10 +611,10 @@ TEST(ChessSweepThreePawns, EqualsTheGenericKernelGivenTheSameChildren) {
   same.compare("KPPvKP_w23_b5", 2);
 }
 
-// The conversion into retra's order (to_dtz) where the index's last group holds two or three
+// The conversion into retra's order (to_segment) where the index's last group holds two or three
 // identical pieces, which it converts in runs of the group's lowest piece: a round trip. load()
 // fills the sweep's table from a made-up DTZ segment (a hash of retra's index: identical pieces
-// in either order read one value, as the sweep computes them), and to_dtz gives back exactly
+// in either order read one value, as the sweep computes them), and to_segment gives back exactly
 // that segment, 0 with a hole on exactly the entries the game calls invalid. KNNvK: the pair is
 // every piece but the kings, both kings on the a1-h8 diagonal taking the path entry by entry;
 // KNNvKP: a pawn among the squares the run leaves out; KRNNvK: another piece before the pair;
@@ -554,7 +640,7 @@ TEST(ChessSweepConversion, IdenticalPiecesComeBackThroughRetrasIndex) {
     const std::uint64_t size = ix.size();
     std::vector<std::uint8_t> out(2 * size, 0xff);
     std::vector<std::uint64_t> holes((out.size() + 63) / 64, 0);
-    EXPECT_TRUE(sweep::to_dtz(t, ix, out, holes.data()).empty()) << segment;
+    EXPECT_TRUE(sweep::to_segment(t, ix, out, holes.data()).empty()) << segment;
     std::uint64_t wrong = 0, wrong_holes = 0, checked = 0;
     Position p = game.unrank(s, 0);
     for (std::uint64_t i = 0; i < out.size(); ++i) {

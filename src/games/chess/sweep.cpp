@@ -1,5 +1,6 @@
-// The chess game's own kernel for DTZ segments (sweep.hpp), and Game::own_kernel, which
-// builds a table's sub-tables from the finished segments and hands its values to the driver.
+// The chess game's own kernel for DTZ (and pawnless DTM) segments (sweep.hpp), and
+// Game::own_kernel, which builds a table's sub-tables from the finished segments and hands its
+// values to the driver.
 // Thread safety: see sweep.hpp; Game::own_kernel is reentrant.
 #include "src/games/chess/sweep.hpp"
 
@@ -580,9 +581,16 @@ void mark_wins(Table& t, std::uint64_t idx, const Pos& p, Color s, int n, Counts
 // capture's child in a sub-table (see, its code) and the pawn moves' Conversions (add).
 struct Gathered {
   bool captures = false, wins = false, draws = false, cursed = false, late = false;
+  // DTM (where a sub-table holds retra's DTM bytes): the plies of the shortest winning
+  // conversion (256: none) and of the longest losing one. A child's byte b is its distance + 1,
+  // so a move into it takes b plies: a win where b is odd (the child's mover is mated in b - 1),
+  // a loss where it is even.
+  bool dtm = false;
+  int first_win = 256, last_loss = 0;
   // A sub-table's codes count from base 0, or hold no distance beyond the horizon (solve's
   // contract), so a code beyond win(kHorizon) or loss(kHorizon) is one beyond it.
   void see(std::uint8_t x) {
+    if (dtm) return see_dtm(x);
     if (x == kIllegal) return;
     captures = true;
     if (is_loss(x))
@@ -599,10 +607,28 @@ struct Gathered {
     cursed |= c.cursed;
     late |= c.late;
   }
+  void see_dtm(std::uint8_t x) {
+    if (x == kDtmIllegal) return;
+    captures = true;
+    if (x == 0)
+      draws = true;
+    else if (x & 1)
+      first_win = std::min(first_win, int{x});
+    else
+      last_loss = std::max(last_loss, int{x});
+  }
   // A cursed win never loses, as a draw by capture does, and wins by ply 101; a late loss is a
-  // candidate that cannot lose before ply 101.
+  // candidate that cannot lose before ply 101. In DTM, a win by a conversion in more than one ply
+  // never loses either and wins at its ply (ply()); a position whose every conversion loses is
+  // unknown, as one without any, and cannot lose before the longest's ply.
   std::uint8_t value() const {
+    if (dtm) return first_win == 1 ? win(1) : first_win < 256 || draws ? kCapDraw : kUnknown;
     return wins ? win(1) : draws || cursed ? kCapDraw : captures ? candidate(1) : kUnknown;
+  }
+  // DTM: the ply at which the conversions act (Table::at_ply), 0 for none.
+  int ply() const {
+    if (first_win < 256) return first_win > 1 ? first_win : 0;
+    return draws ? 0 : last_loss;
   }
   bool cursed_bit() const { return !wins && cursed; }
   bool late_bit() const { return !wins && !draws && !cursed && late; }
@@ -622,6 +648,27 @@ void settle(Table& t, std::uint64_t idx, const Pos& p, Color s, std::uint8_t che
     if (!moves) x = loss(0);
   }
   store(t.v[s][idx], x);
+}
+
+// DTM: both sides' at_ply, zero, and no events.
+Status allocate_plies(Table& t) {
+  for (auto& a : t.at_ply) {
+    auto got = LargeArray<std::uint8_t>::allocate(t.padded(), t.huge_pages);
+    if (!got) return std::move(got).error();
+    a = std::move(*got);
+  }
+  t.events.assign(2 * t.chunks(), {});
+  return {};
+}
+
+// DTM: notes the plies of side s's conversions in the run from base (one thread's) in its
+// chunk's events; other threads' runs share the chunk.
+void add_events(Table& t, Color s, std::uint64_t base, const std::array<std::uint64_t, 4>& plies) {
+  auto& mask = t.events[static_cast<std::size_t>(s * t.chunks() + base / kChunk)];
+  for (std::size_t w = 0; w < 4; ++w)
+    if (plies[w] && (std::atomic_ref<const std::uint64_t>(mask[w]).load(std::memory_order_relaxed) &
+                     plies[w]) != plies[w])
+      std::atomic_ref<std::uint64_t>(mask[w]).fetch_or(plies[w], std::memory_order_relaxed);
 }
 
 // The cursed and late bitmaps of both sides, zero, for a table whose conversions may reach
@@ -914,7 +961,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                             (t.pawn2_rank >= 0 && t.sub_pawn2->longest > kHorizon);
     for (int j = 0; j < t.m; ++j)
       may_reach_beyond |= t.sub[static_cast<std::size_t>(j)]->longest > kHorizon;
-    if (may_reach_beyond || t.pawn_moves) RETRA_TRY(allocate_far_bitmaps(t));
+    if (t.dtm)  // no horizon: every conversion acts at its own ply
+      RETRA_TRY(allocate_plies(t));
+    else if (may_reach_beyond || t.pawn_moves)
+      RETRA_TRY(allocate_far_bitmaps(t));
     progress_phase(opt.progress, opt.label + ": captures", t.size);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t.threads) reduction(| : far)
     for (std::uint64_t base = 0; base < t.size; base += 64) {
@@ -985,6 +1035,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         auto& v = t.v[s];
         // This run's bits of the cursed and late bitmaps: a run is one word.
         std::uint64_t cursed_bits = 0, late_bits = 0;
+        std::array<std::uint64_t, 4> plies{};  // DTM: the plies of this run's conversions
         // The position with the last piece on q, for the pawn's moves and the mate test: kept
         // across the run and written field by field beside p's last square. A copy of p made
         // after the store to p.sq[last] read that store back through a wider load, which store
@@ -1035,6 +1086,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           const auto idx = base + static_cast<std::uint64_t>(q);
           const std::uint8_t checked = v[idx];
           Gathered g;
+          g.dtm = t.dtm;
           auto see = [&](std::uint8_t x) { g.see(x); };
           for (std::size_t r = 0; r < nr; ++r)
             if (!(runs[r].second & bit(q))) see(runs[r].first[q]);
@@ -1086,8 +1138,14 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           cursed_bits |= std::uint64_t{g.cursed_bit()} << q;
           late_bits |= std::uint64_t{g.late_bit()} << q;
           settle(t, idx, moved, s, checked, g);
+          if (t.dtm)
+            if (const int e = g.ply()) {
+              t.at_ply[s][idx] = static_cast<std::uint8_t>(e);
+              plies[static_cast<std::size_t>(e / 64)] |= std::uint64_t{1} << (e % 64);
+            }
         }
         far |= store_far_bits(t, s, base / 64, cursed_bits, late_bits);
+        if (t.dtm) add_events(t, s, base, plies);
       }
       progress_advance(opt.progress, 64);
     }
@@ -1154,7 +1212,22 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   auto is_late = [&](Color s, std::uint64_t idx) {
     return !t.late[s].empty() && (t.late[s][idx / 64] >> (idx % 64) & 1);
   };
+  // DTM: the plies at which some conversion acts, of both sides.
+  std::array<std::uint64_t, 4> event_plies{};
+  for (const auto& mask : t.events)
+    for (std::size_t w = 0; w < 4; ++w) event_plies[w] |= mask[w];
+  // The first such ply after ply n, 0 where none is left.
+  auto next_event = [&](int after) {
+    for (int e = after + 1; e < 256; ++e)
+      if (event_plies[static_cast<std::size_t>(e / 64)] >> (e % 64) & 1) return e;
+    return 0;
+  };
   int n = 1;
+  // Whether side s's position at idx cannot lose at ply n yet, for a conversion that loses later.
+  auto too_soon = [&](Color s, std::uint64_t idx) {
+    if (t.dtm) return !t.at_ply[s].empty() && n < t.at_ply[s][idx];
+    return n < kFar && is_late(s, idx);
+  };
   for (;; ++n) {
     if (n + 1 - t.base > opt.rebase_at) {
       if (t.base != 0) return false;  // beyond the codes even so
@@ -1193,6 +1266,38 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         opt.note(fmt::format("{}: {}/{} wins beyond the horizon at ply {}", t.name, made[white],
                              made[black], kFar));
     }
+    if (t.dtm && (event_plies[static_cast<std::size_t>(n / 64)] >> (n % 64) & 1)) {
+      // Written before the sweep, as the last ply's pushed wins are (DTM pushes every win: a
+      // pulled side would not mark the parents of these).
+      const std::uint8_t won_now = win(n - t.base), now = candidate(n);
+      const std::uint64_t chunks = t.chunks();
+      std::uint64_t made_wins = 0, made_candidates = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(t.threads) \
+    reduction(+ : made_wins, made_candidates)
+      for (std::uint64_t ch = 0; ch < 2 * chunks; ++ch) {
+        if (!(t.events[ch][static_cast<std::size_t>(n / 64)] >> (n % 64) & 1)) continue;
+        const Color s = ch < chunks ? white : black;
+        const std::uint64_t lo = ch % chunks * kChunk, hi = std::min(t.padded(), lo + kChunk);
+        const std::uint8_t* ply = t.at_ply[s].data();
+        std::uint8_t* v = t.v[s].data();
+        for (std::uint64_t idx = lo; idx < hi; ++idx) {
+          if (ply[idx] != n) continue;
+          if (v[idx] == kCapDraw) {
+            v[idx] = won_now;
+            ++made_wins;
+          } else if (v[idx] == kUnknown || v[idx] == now) {
+            v[idx] = now;
+            ++made_candidates;
+          } else {
+            continue;
+          }
+          t.activate(n, s, idx);
+        }
+      }
+      if (opt.note)
+        opt.note(fmt::format("{}: {} wins and {} candidates by conversions at ply {}", t.name,
+                             made_wins, made_candidates, n));
+    }
     pull = pull_next;
     pull_losses = pull_losses_next;
     // Where a pulled side's open positions are dense, they are checked a run at a time, as the
@@ -1207,15 +1312,17 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     // runs. Meanwhile neither is pushed nor marked during the sweep; what is chosen is done by a
     // pass over the ply's losses or wins after it.
     std::array<bool, 2> defer_pull{};  // and the other side's marks where dense[s]
+    // DTM pulls nothing: its conversions write wins and candidates before most plies.
     for (const Color s : {white, black}) {
-      defer_pull[s] = t.m > 0 && pull_losses[opposite(s)] && !(far && n + 1 == kFar);
-      pull_next[s] = defer_pull[s] || (open[s] < std::max(before_last.losses[opposite(s)],
+      defer_pull[s] = !t.dtm && t.m > 0 && pull_losses[opposite(s)] && !(far && n + 1 == kFar);
+      pull_next[s] = defer_pull[s] || (!t.dtm &&
+                                       open[s] < std::max(before_last.losses[opposite(s)],
                                                           last.marked[opposite(s)] / 3) &&
                                        !(far && n + 1 == kFar));
     }
     for (const Color s : {white, black})
       pull_losses_next[opposite(s)] =
-          dense[s] || (!pull[s] && seeds[s] * kMarkReads > open[opposite(s)]);
+          !t.dtm && (dense[s] || (!pull[s] && seeds[s] * kMarkReads > open[opposite(s)]));
     const int b = t.base;
     const std::uint8_t now = candidate(n), next = candidate(n + 1), won = win(n - b),
                        bound = win(n - 1 - b), lost_before = loss(n - 1 - b);
@@ -1390,7 +1497,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
         if (pulls && (winning >> q & 1)) {
           win_now(s, idx, place(p, q), c);
         } else if (check && !(refuted >> q & 1) && (x == now || (moving >> q & 1)) &&
-                   (n >= kFar || !is_late(s, idx))) {
+                   !too_soon(s, idx)) {
           lose(s, idx, x, place(p, q), c);
         } else if (x == now) {
           exchange(t.v[s][idx], now, kUnknown);
@@ -1429,8 +1536,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
                        // pulled (kings and pawns only), the candidate's moves are read only until
                        // one refutes its loss.
                        const auto& other = t.v[opposite(s)];
-                       bool moves = x == now, wins = false,
-                            lost = check && (n >= kFar || !is_late(s, idx));
+                       bool moves = x == now, wins = false, lost = check && !too_soon(s, idx);
                        for_each_quiet(t, idx, p, s, [&](std::uint64_t child) {
                          ++c.reads;
                          const std::uint8_t y = load(other[child]);
@@ -1517,6 +1623,12 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           std::chrono::duration<double>(Clock::now() - ply_start).count()));
     if (n > 1 && k.all_losses() == 0 && k.all_marked() == 0 && !pull_losses_next[white] &&
         !pull_losses_next[black]) {
+      if (t.dtm) {  // nothing more happens before the next ply at which conversions act
+        const int e = next_event(n);
+        if (e == 0) break;
+        n = e - 1;
+        continue;
+      }
       if (!far || n >= kFar) break;
       // Nothing more happens before ply 101, where the conversions beyond the horizon act.
       n = kFar - 1;
@@ -1576,9 +1688,14 @@ Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
   RETRA_TRY(mark_illegal(t));
   [[maybe_unused]] const std::uint64_t size = ix.size();
   const std::vector<int> of = piece_of_slot(t, ix.slots(), flip);
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads)
+  bool too_far = false;  // DTM: a distance of 254 plies, whose byte is kDtmIllegal's
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads) reduction(|| : too_far)
   for (std::uint64_t idx = 0; idx < t.size; ++idx) {
+    if (t.dtm)  // kIllegal is a DTM byte (mated): the illegal positions take kDtmIllegal
+      for (const Color s : {white, black})
+        if (t.v[s][idx] == kIllegal) t.v[s][idx] = kDtmIllegal;
     if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
+    if (t.dtm && t.v[white][idx] == kDtmIllegal && t.v[black][idx] == kDtmIllegal) continue;
     const Pos p = decode(t, idx);
     std::array<int, 7> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0, 0};
     placed[static_cast<std::size_t>(t.m + 2)] = p.pawn;   // the pawn's, if any
@@ -1592,15 +1709,37 @@ Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
     const std::uint64_t r = ix.rank(sq.data());
     assert(r < size);
     for (const Color s : {white, black}) {
-      if (t.v[s][idx] == kIllegal) continue;
+      if (t.v[s][idx] == (t.dtm ? kDtmIllegal : kIllegal)) continue;
       const int b = value(flip ? opposite(s) : s, r);
+      if (t.dtm) {  // kept as it is
+        t.v[s][idx] = static_cast<std::uint8_t>(b);
+        too_far = too_far || b == kDtmIllegal;
+        continue;
+      }
       // Beyond the horizon: 101 plies, as a conversion into it counts (values.hpp, Best).
       const int d = std::min((b & 1) ? (b - 1) / 2 : (b - 2) / 2, kHorizon + 1);
       t.v[s][idx] = b == 0 ? kDraw : (b & 1) ? win(d) : loss(d);
     }
   }
+  if (t.dtm) {
+    for (auto& side : t.v)
+      for (std::uint64_t idx = t.size; idx < t.padded(); ++idx) side[idx] = kDtmIllegal;
+    if (too_far)
+      return Error(Errc::resource, Cause::distance_overflow,
+                   t.name + ": a DTM of 254 plies, whose byte the sweep reads as illegal");
+    return {};
+  }
   t.find_longest();
   return {};
+}
+
+void draws_as_dtm(Table& t) {
+  for (auto& side : t.v)
+    for (std::uint64_t idx = 0; idx < t.padded(); ++idx) {
+      assert(side[idx] == kIllegal || side[idx] == kDraw);
+      side[idx] = side[idx] == kIllegal ? kDtmIllegal : 0;
+    }
+  t.dtm = true;
 }
 
 namespace {
@@ -1640,9 +1779,9 @@ struct HoleBits {
 };
 }  // namespace
 
-std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, const Indexer& ix,
-                                                            std::span<std::uint8_t> out,
-                                                            std::uint64_t* holes) {
+std::vector<std::pair<std::uint64_t, std::uint32_t>> to_segment(const Table& t, const Indexer& ix,
+                                                                std::span<std::uint8_t> out,
+                                                                std::uint64_t* holes) {
   const std::uint64_t size = ix.size();
   assert(out.size() == 2 * size);
   const auto& slots = ix.slots();
@@ -1654,6 +1793,10 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
     if (x == kIllegal) hole.mark(entry);  // the side not to move in check
     if (!is_win(x) && !is_loss(x)) return std::uint8_t{0};
     const int d = t.plies_to_go(static_cast<Color>(s), idx);
+    if (t.dtm) {  // within a byte: solve() gives up beyond 2 * kMaxWin plies
+      assert(d <= 254);
+      return static_cast<std::uint8_t>(d + 1);
+    }
     const auto exact = static_cast<std::uint32_t>(is_win(x) ? 2 * d + 1 : 2 * d + 2);
     if (exact <= 254) return static_cast<std::uint8_t>(exact);
     far_parts[static_cast<std::size_t>(omp_get_thread_num())].emplace_back(entry, exact);
@@ -1688,8 +1831,13 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, cons
   // (random in a run, so mispredicted: half of this loop's time was code()'s branches). Its
   // distances are at most kMaxWin plies, so none needs more than a byte.
   std::array<std::uint8_t, 256> coded{};
-  for (int x = 0; x < 256; ++x)
-    coded[static_cast<std::size_t>(x)] = stored_byte(static_cast<std::uint8_t>(x));
+  for (int x = 0; x < 256; ++x) {
+    const auto u = static_cast<std::uint8_t>(x);
+    coded[static_cast<std::size_t>(x)] = !t.dtm ? stored_byte(u)
+                                         : is_win(u) || is_loss(u)
+                                             ? static_cast<std::uint8_t>(std::abs(distance(u)) + 1)
+                                             : std::uint8_t{0};
+  }
   const bool by_table = t.base == 0;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads)
   for (std::uint64_t b = 0; b < 2 * blocks; ++b) {
@@ -1776,13 +1924,16 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   const Table& table = this->table(s);
   const Material& material = table.key.material;
   const int pawns = material.count[white][pawn] + material.count[black][pawn];
-  // Up to three pawns (with no other piece besides the kings, position by position: no runs).
-  if (is_dtm(s) || table.n < 3 || table.n > 5 || pawns > 3) return std::nullopt;
+  // Up to three pawns (with no other piece besides the kings, position by position: no runs);
+  // DTM without pawns.
+  const bool dtm = is_dtm(s);
+  if (table.n < 3 || table.n > 5 || pawns > (dtm ? 0 : 3)) return std::nullopt;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const int threads = std::max(1, options.threads);
   sweep::Table top = sweep::table_for(table.slots, threads);
   top.huge_pages = options.tuning.huge_pages;
+  top.dtm = dtm;
   // A sweep table's segment of retra's: its id, and whether it is the table's material with the
   // colours exchanged (and the board turned over).
   auto segment_of = [&](const sweep::Table& t) {
@@ -1800,13 +1951,15 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     };
     for (int k = 0; k < t.pawns(); ++k) add_pawn(t.colour_of_pawn(k), t.rank_of_pawn(k));
     for (auto& r : key.profile.ranks) std::sort(r.begin(), r.end());
-    return std::pair{find(key.name()), flip};
+    return std::pair{find(dtm ? key.name() + ".dtm" : key.name()), flip};
   };
   // The arrays: both sides of this table (twice, should its codes be rebased), its chunk flags,
   // both sides of each sub-table, and, where a conversion may reach beyond the 50-move horizon
   // (a pawn move may; a capture where a sub-table's distances pass 100 plies), the cursed and
   // late bitmaps of both sides; the pushes' bytes kept of the segment ahead are added below.
   std::uint64_t bytes = 4 * top.padded() + 4 * top.chunks();
+  // DTM: the plies of the conversions (at_ply, events).
+  if (dtm) bytes += 2 * top.padded() + 64 * top.chunks();
   const std::uint64_t bitmaps = top.padded() / 2 + 32;
   // With pawns: the bitmaps, and what is kept for the segments a rank behind (a byte per index,
   // for each pawn).
@@ -1844,18 +1997,21 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     if (sub->m == 0 && !sub->pawned()) {
       auto built = sweep::solve(*sub, {});
       if (!built) return std::move(built).error();
+      if (dtm) sweep::draws_as_dtm(*sub);
       continue;
     }
+    sub->dtm = dtm;
     // Not a structured binding: clang 14 (the TSan build's) cannot capture one in a lambda.
     const std::pair<int, bool> segment = segment_of(*sub);
     const int id = segment.first;
     const bool flip = segment.second;
-    assert(id >= 0 && !is_dtm(id));  // every capture's table is in the closure
+    assert(id >= 0 && is_dtm(id) == dtm);  // every capture's table is in the closure
     const Indexer& ix = *this->table(id).indexer;
     const std::uint64_t size = ix.size();
     const Status loaded = sweep::load(*sub, ix, flip, [&](Color side, std::uint64_t r) {
       return lower(id, static_cast<std::uint64_t>(side) * size + r);
     });
+    if (!loaded && loaded.error().cause() == Cause::distance_overflow) return std::nullopt;
     if (!loaded) return loaded.error();
     far_subs |= sub->longest > kHorizon;
   }
@@ -2135,7 +2291,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   kernels::OwnKernelRun run;
   run.kernel = "sweep";
   run.levels = top.plies;
-  run.far = sweep::to_dtz(top, *table.indexer, values, options.holes);
+  run.far = sweep::to_segment(top, *table.indexer, values, options.holes);
   run.holes_marked = options.holes != nullptr;
   const double convert_seconds = std::chrono::duration<double>(Clock::now() - converting).count();
   run.stats = {{"plies", top.plies},

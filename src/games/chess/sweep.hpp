@@ -1,5 +1,7 @@
-// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one to three
-// (Game::own_kernel): a table built the way Syzygy's generator builds one (its public description
+// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one to three,
+// and for DTM segments of the pawnless ones (Game::own_kernel; Table::dtm: no 50-move horizon, a
+// conversion acting at the ply its child's distance gives, Table::at_ply): a table built the way
+// Syzygy's generator builds one (its public description
 // and source read, none of it copied). Every piece sits on its own 6 bits, so a move is an index
 // difference; illegal positions are marked once, so no move or unmove tests legality; there are
 // no counters: the parents of a win become loss candidates, and a candidate is checked by reading
@@ -69,6 +71,9 @@ extern const KingPairs kKp;
 inline constexpr std::uint8_t kUnknown = 0, kIllegal = 1, kDraw = 2, kCapDraw = 3;
 inline constexpr std::uint8_t kWonEarlier = 6, kLostEarlier = 131;
 inline constexpr int kMaxWin = 124;  // relative to the base
+// A DTM sub-table's illegal positions (retra's DTM bytes hold 0..255, 255 for 254 plies, which
+// no pawnless table reaches: load refuses it).
+inline constexpr std::uint8_t kDtmIllegal = 255;
 constexpr std::uint8_t candidate(int n) { return static_cast<std::uint8_t>(4 + (n & 1)); }
 inline constexpr std::uint8_t kInCheck = candidate(0);  // before ply 1: the mover in check
 // Codes of a win or loss in n plies beyond the base; distance() is the inverse (negative: a loss).
@@ -126,6 +131,10 @@ struct Table {
   bool has_pawn(Color c) const { return pawns_of(c) > 0; }
   std::uint64_t size = 0;  // per side
   int threads = 1;
+  // Distance to mate instead of DTZ (pawnless tables only): no 50-move horizon, and a conversion
+  // acts at the ply its child's distance gives (at_ply). A sub-table of such a table holds retra's
+  // DTM bytes (load), kDtmIllegal where illegal, instead of codes.
+  bool dtm = false;
   bool huge_pages = true;  // madvise the arrays (Tuning::huge_pages)
   // The arrays hold whole 32-byte blocks for the sweeps' scan: KvK's 462 entries get 18 more,
   // marked illegal, so no sweep ever acts on them.
@@ -188,6 +197,13 @@ struct Table {
   // Mapped (huge pages, zero), not vectors: a vector's zeroing took a fault per 4 KiB page on
   // one thread before the captures phase.
   LargeArray<std::uint64_t> cursed[2], late[2];
+  // DTM: [side to move][index], the ply at which the position's conversions act, 0 where none
+  // does: where its value after the captures is kCapDraw, a conversion wins in that many plies
+  // (unless the position wins sooner); where unknown, every conversion loses, the longest in that
+  // many plies, so the position cannot lose before that ply. `events` [side * chunks() + chunk]:
+  // bit n of the 256 is set where a position of the chunk has ply n.
+  LargeArray<std::uint8_t> at_ply[2];
+  std::vector<std::array<std::uint64_t, 4>> events;
   int plies = 0;
   int longest = 0;  // the longest distance, in plies
   int base = 0;     // the plies the codes of wins and losses count from
@@ -353,19 +369,25 @@ using StoredValue = std::function<int(Color, std::uint64_t)>;
 // ix is that segment's indexer, flip says retra's table is t's material with the colours
 // exchanged (and the board turned over). Where the segment keeps a side as classes, the values
 // there are the classes' nearest distances, which is all a capture into them reads; a distance
-// beyond the 50-move horizon is kept as 101 plies, which is all a capture into it reads.
+// beyond the 50-move horizon is kept as 101 plies, which is all a capture into it reads. With
+// t.dtm, value gives retra's DTM bytes (0 a draw, plies + 1), kept as they are, and kDtmIllegal
+// where t's position is illegal; a byte of 255 (254 plies) fails (Cause::distance_overflow), as
+// it would read as illegal.
 Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value);
+// The bare kings' solved table (all draws) as a DTM sub-table: 0, and kDtmIllegal where illegal.
+void draws_as_dtm(Table& t);
 
-// t's values in retra's DTZ segment order and encoding (side to move, then retra's index of the
-// placement; 0 for a draw, a hole or an illegal placement, 2d + 1 a win and 2d + 2 a loss in d
-// plies), into out (2 * ix.size() entries); ix must index t's material as t orients it. Codes
-// beyond a byte (127 plies and more) are stored as the byte of 126 plies, 253 for a win and 254 for
-// a loss, and returned with their exact value, (index, code) in index order, as retra's kernels
-// hand them to the writer. Where holes is given (a zeroed bitmap of 2 * ix.size() bits,
+// t's values in retra's segment order and encoding (side to move, then retra's index of the
+// placement; 0 for a draw, a hole or an illegal placement; DTZ: 2d + 1 a win and 2d + 2 a loss in
+// d plies; with t.dtm, DTM: d + 1 for either, every distance within a byte), into out
+// (2 * ix.size() entries); ix must index t's material as t orients it. DTZ codes beyond a byte
+// (127 plies and more) are stored as the byte of 126 plies, 253 for a win and 254 for a loss, and
+// returned with their exact value, (index, code) in index order, as retra's kernels hand them to
+// the writer. Where holes is given (a zeroed bitmap of 2 * ix.size() bits,
 // KernelOptions::holes), the entries that are holes of the index (a placement that is not its
 // class's canonical one, or the side not to move in check) get their bit set.
-std::vector<std::pair<std::uint64_t, std::uint32_t>> to_dtz(const Table& t, const Indexer& ix,
-                                                            std::span<std::uint8_t> out,
-                                                            std::uint64_t* holes = nullptr);
+std::vector<std::pair<std::uint64_t, std::uint32_t>> to_segment(const Table& t, const Indexer& ix,
+                                                                std::span<std::uint8_t> out,
+                                                                std::uint64_t* holes = nullptr);
 
 }  // namespace retra::chess::sweep
