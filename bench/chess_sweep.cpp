@@ -8,7 +8,7 @@
 // Thread safety: one build at a time.
 //
 // Usage: chess_sweep MATERIAL [--threads N] [--subtables DB] [--check DB] [--stride K]
-//                    [--compare DB] [--rebase-at K]
+//                    [--compare DB] [--rebase-at K] [--metric dtz|dtm]
 //   --subtables DB  the sub-tables are read from retra's segments in DB (as the product would
 //                   find them), not built in memory
 //   --check DB      every legal position (every K-th index with --stride K) against retra's
@@ -17,6 +17,9 @@
 //                   writing them would take first), and compared entry by entry with the
 //                   segment retra built
 //   --rebase-at K   codes rebased once distances pass K plies (default 124; for tests)
+//   --metric dtm    distance to mate (default dtz): the sub-tables are read from retra's DTM
+//                   segments (--subtables DB, required), --compare reads the table's DTM
+//                   segment, and --check is refused (it probes DTZ)
 // Exit 1 on any difference.
 #include <omp.h>
 
@@ -53,15 +56,19 @@ void fail(const std::string& what) {
 
 int g_threads = 1;
 int g_rebase_at = kMaxWin;
+bool g_dtm = false;  // --metric dtm
+// The segment of table `name` (canonical) that this run builds or reads: DTZ, or DTM.
+std::string segment_name(const std::string& name) { return g_dtm ? name + ".dtm" : name; }
 
-// retra's DTZ segment of table `name` in db, of `size` placements per side, and its entries
-// decoded in index order.
-const retra::format::SegmentReader& dtz_segment(const retra::Database& db, const std::string& name,
-                                                std::uint64_t size) {
-  auto seg = db.segment(name);
+// retra's DTZ segment (with --metric dtm, DTM segment) of table `name` in db, of `size`
+// placements per side, and its entries decoded in index order.
+const retra::format::SegmentReader& table_segment(const retra::Database& db,
+                                                  const std::string& name, std::uint64_t size) {
+  auto seg = db.segment(segment_name(name));
   if (!seg) fail(seg.error().message());
   if ((*seg)->info().entries != 2 * size || (*seg)->info().entry_bytes != 1)
-    fail(name + ": the segment in " + db.dir().string() + " is not a DTZ segment of this table");
+    fail(segment_name(name) + ": the segment in " + db.dir().string() +
+         " is not a segment of this table");
   return **seg;
 }
 retra::LargeArray<std::uint8_t> decoded(const retra::format::SegmentReader& seg) {
@@ -81,7 +88,8 @@ void load_from(Table& t, const retra::Database& db) {
   const std::string name = material->canonicalized().name();
   const Indexer ix(*parse_table_key(name));
   const std::uint64_t size = ix.size();
-  const auto values = decoded(dtz_segment(db, name, size));
+  const auto values = decoded(table_segment(db, name, size));
+  t.dtm = g_dtm;
   const auto loaded =
       load(t, ix, flip, [&](Color s, std::uint64_t r) { return values[s * size + r]; });
   if (!loaded) fail(t.name + ": " + loaded.error().message());
@@ -97,6 +105,7 @@ Table* build(const std::vector<std::pair<PieceType, Color>>& ps, bool top) {
   const std::string name = made->name;
   if (auto it = g_tables.find(name); it != g_tables.end()) return it->second.get();
   Table* t = g_tables.emplace(name, std::move(made)).first->second.get();
+  if (top) t->dtm = g_dtm;
   const auto start = Clock::now();
   if (!top && g_db && t->m > 0) {  // retra stores no KvK
     load_from(*t, *g_db);
@@ -124,6 +133,7 @@ Table* build(const std::vector<std::pair<PieceType, Color>>& ps, bool top) {
   if (!solved) fail(name + ": " + solved.error().message());
   if (!*solved)
     fail(name + ": a distance beyond this kernel's " + std::to_string(2 * g_rebase_at) + " plies");
+  if (g_dtm && !top) draws_as_dtm(*t);  // the bare kings, the one sub-table built here
   g_seconds[name] = std::chrono::duration<double>(Clock::now() - start).count();
   if (!top)
     std::printf("sub-table %-8s %13llu slots per side, %6.2f s\n", name.c_str(),
@@ -210,7 +220,7 @@ int compare(Table& t, const std::string& db) {
   auto opened = retra::Database::open(db);
   if (!opened) fail(opened.error().message());
   const std::uint64_t size = ix.size();
-  const retra::format::SegmentReader& seg = dtz_segment(**opened, t.name, size);
+  const retra::format::SegmentReader& seg = table_segment(**opened, t.name, size);
   auto mine = retra::LargeArray<std::uint8_t>::allocate(2 * size);
   if (!mine) fail("out of memory");
   const auto start = Clock::now();
@@ -257,7 +267,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: chess_sweep MATERIAL [--threads N] [--subtables DB] [--check DB] [--stride K]\n"
-        "                   [--compare DB] [--rebase-at K]\n"
+        "                   [--compare DB] [--rebase-at K] [--metric dtz|dtm]\n"
         "  MATERIAL: a pawnless table of 3-5 pieces, e.g. KQRvKR\n");
     return 2;
   }
@@ -281,6 +291,9 @@ int main(int argc, char** argv) {
       sub_db = argv[i + 1];
     } else if (a == "--rebase-at" && value >= 2 && value <= kMaxWin) {
       g_rebase_at = static_cast<int>(value);
+    } else if (a == "--metric" &&
+               (argv[i + 1] == std::string("dtz") || argv[i + 1] == std::string("dtm"))) {
+      g_dtm = argv[i + 1] == std::string("dtm");
     } else if (a == "--stride" && value >= 1) {
       stride = static_cast<std::uint64_t>(value);
     } else {
@@ -295,6 +308,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (kKp.pairs.size() != 462) fail("king pairs: " + std::to_string(kKp.pairs.size()));
+  if (g_dtm && sub_db.empty())
+    fail("--metric dtm reads the sub-tables from retra's DTM segments: give --subtables DB");
+  if (g_dtm && !db.empty()) fail("--check probes DTZ; with --metric dtm, use --compare DB");
   std::unique_ptr<retra::probe::Prober> prober;  // opened first: a bad path fails at once
   if (!db.empty()) {
     retra::probe::Options opt;
