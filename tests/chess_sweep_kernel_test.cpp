@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -121,82 +122,85 @@ TEST_F(ChessSweepKernel, EqualsTheGenericKernelOnEveryEntry) {
   }
 }
 
-// Codes rebased once distances pass 40 plies (KQvKR's longest loss is 62 plies; the codes then
-// reach 80): the same values; rebased once they pass 30, the distances outgrow the codes (60
-// plies) and the solve says so instead of giving wrong values.
-TEST_F(ChessSweepKernel, RebasedCodesGiveTheSameValuesOrAnHonestRefusal) {
-  auto solved_with = [](int rebase_at, std::vector<std::uint8_t>* out) -> bool {
-    using P = std::pair<PieceType, Color>;
-    sweep::Table kvk = sweep::make_table({}, 2);
-    sweep::Table kqvk = sweep::make_table({P{queen, white}}, 2);
-    sweep::Table kvkr = sweep::make_table({P{rook, black}}, 2);
-    sweep::Table top = sweep::make_table({P{queen, white}, P{rook, black}}, 2);
-    for (sweep::Table* t : {&kvk, &kqvk, &kvkr}) {
-      t->sub = {&kvk, &kvk, &kvk};
-      auto r = sweep::solve(*t, {});
-      EXPECT_TRUE(r && *r);
-    }
-    top.sub = {&kvkr, &kqvk, nullptr};  // without the queen, without the rook
-    sweep::SolveOptions o;
-    o.rebase_at = rebase_at;
-    auto r = sweep::solve(top, o);
-    EXPECT_TRUE(r) << r.error().message();
-    if (!r || !*r) return false;
-    EXPECT_EQ(top.longest, 62);
-    const int s = game().find("KQvKR");
-    out->assign(game().segment_size(s), 0);
-    EXPECT_TRUE(sweep::to_segment(top, *game().table(s).indexer, *out).empty());
-    return true;
-  };
+// KQvKR solved by the sweep from its sub-tables kvkr and kqvk (DTZ, or DTM with dtm), codes
+// rebased once distances pass rebase_at plies, into retra's order in out: false where the solve
+// refuses (a distance beyond the codes), after checking the longest distance otherwise.
+bool solve_kqvkr(sweep::Table& kvkr, sweep::Table& kqvk, bool dtm, int rebase_at, int longest,
+                 const Game& game, std::vector<std::uint8_t>* out) {
+  using P = std::pair<PieceType, Color>;
+  sweep::Table top = sweep::make_table({P{queen, white}, P{rook, black}}, 2);
+  top.dtm = dtm;
+  top.sub = {&kvkr, &kqvk, nullptr};  // without the queen, without the rook
+  sweep::SolveOptions o;
+  o.rebase_at = rebase_at;
+  auto r = sweep::solve(top, o);
+  EXPECT_TRUE(r) << r.error().message();
+  if (!r || !*r) return false;
+  EXPECT_EQ(top.longest, longest);
+  const int s = game.find(dtm ? "KQvKR.dtm" : "KQvKR");
+  out->assign(game.segment_size(s), 0);
+  EXPECT_TRUE(sweep::to_segment(top, *game.table(s).indexer, *out).empty());
+  return true;
+}
+
+// solved_with(rebase_at, out) with codes rebased after 40 plies gives what it gives unrebased,
+// the generic kernel's values, and after 30 plies an honest refusal.
+void expect_rebased_values_or_refusal(
+    const std::function<bool(int, std::vector<std::uint8_t>*)>& solved_with,
+    const std::vector<std::uint8_t>& generic) {
   std::vector<std::uint8_t> plain, rebased, unused;
   ASSERT_TRUE(solved_with(sweep::kMaxWin, &plain));
   ASSERT_TRUE(solved_with(40, &rebased));
   EXPECT_TRUE(plain == rebased);
-  EXPECT_TRUE(plain == values("KQvKR"));
+  EXPECT_TRUE(plain == generic);
   EXPECT_FALSE(solved_with(30, &unused));
+}
+
+// Codes rebased once distances pass 40 plies (KQvKR's longest loss is 62 plies; the codes then
+// reach 80): the same values; rebased once they pass 30, the distances outgrow the codes (60
+// plies) and the solve says so instead of giving wrong values.
+TEST_F(ChessSweepKernel, RebasedCodesGiveTheSameValuesOrAnHonestRefusal) {
+  expect_rebased_values_or_refusal(
+      [](int rebase_at, std::vector<std::uint8_t>* out) {
+        using P = std::pair<PieceType, Color>;
+        sweep::Table kvk = sweep::make_table({}, 2);
+        sweep::Table kqvk = sweep::make_table({P{queen, white}}, 2);
+        sweep::Table kvkr = sweep::make_table({P{rook, black}}, 2);
+        for (sweep::Table* t : {&kvk, &kqvk, &kvkr}) {
+          t->sub = {&kvk, &kvk, &kvk};
+          auto r = sweep::solve(*t, {});
+          EXPECT_TRUE(r && *r);
+        }
+        return solve_kqvkr(kvkr, kqvk, false, rebase_at, 62, game(), out);
+      },
+      values("KQvKR"));
 }
 
 // DTM, its sub-tables loaded from the generic kernel's DTM segments (KvKR from KRvK with the
 // colours exchanged), as Game::own_kernel loads them: KQvKR's longest DTM is 70 plies, so codes
 // rebased after 40 plies give the same values, and after 30 (60 plies) an honest refusal.
 TEST_F(ChessSweepKernel, DistanceToMateRebasedGivesTheSameValuesOrAnHonestRefusal) {
-  auto solved_with = [](int rebase_at, std::vector<std::uint8_t>* out) -> bool {
-    using P = std::pair<PieceType, Color>;
-    sweep::Table kvk = sweep::make_table({}, 2);
-    auto kings = sweep::solve(kvk, {});
-    EXPECT_TRUE(kings && *kings);
-    sweep::draws_as_dtm(kvk);
-    sweep::Table kqvk = sweep::make_table({P{queen, white}}, 2);
-    sweep::Table kvkr = sweep::make_table({P{rook, black}}, 2);
-    for (auto [t, name] : {std::pair{&kqvk, "KQvK.dtm"}, std::pair{&kvkr, "KRvK.dtm"}}) {
-      const int id = game().find(name);
-      const std::uint64_t size = game().table(id).indexer->size();
-      t->dtm = true;
-      const Status loaded = sweep::load(
-          *t, *game().table(id).indexer, t == &kvkr,
-          [&](Color side, std::uint64_t r) { return int{values(name).at(side * size + r)}; });
-      EXPECT_TRUE(loaded) << loaded.error().message();
-    }
-    sweep::Table top = sweep::make_table({P{queen, white}, P{rook, black}}, 2);
-    top.dtm = true;
-    top.sub = {&kvkr, &kqvk, nullptr};  // without the queen, without the rook
-    sweep::SolveOptions o;
-    o.rebase_at = rebase_at;
-    auto r = sweep::solve(top, o);
-    EXPECT_TRUE(r) << r.error().message();
-    if (!r || !*r) return false;
-    EXPECT_EQ(top.longest, 70);
-    const int s = game().find("KQvKR.dtm");
-    out->assign(game().segment_size(s), 0);
-    EXPECT_TRUE(sweep::to_segment(top, *game().table(s).indexer, *out).empty());
-    return true;
-  };
-  std::vector<std::uint8_t> plain, rebased, unused;
-  ASSERT_TRUE(solved_with(sweep::kMaxWin, &plain));
-  ASSERT_TRUE(solved_with(40, &rebased));
-  EXPECT_TRUE(plain == rebased);
-  EXPECT_TRUE(plain == values("KQvKR.dtm"));
-  EXPECT_FALSE(solved_with(30, &unused));
+  expect_rebased_values_or_refusal(
+      [](int rebase_at, std::vector<std::uint8_t>* out) {
+        using P = std::pair<PieceType, Color>;
+        sweep::Table kvk = sweep::make_table({}, 2);
+        auto kings = sweep::solve(kvk, {});
+        EXPECT_TRUE(kings && *kings);
+        sweep::draws_as_dtm(kvk);
+        sweep::Table kqvk = sweep::make_table({P{queen, white}}, 2);
+        sweep::Table kvkr = sweep::make_table({P{rook, black}}, 2);
+        for (auto [t, name] : {std::pair{&kqvk, "KQvK.dtm"}, std::pair{&kvkr, "KRvK.dtm"}}) {
+          const int id = game().find(name);
+          const std::uint64_t size = game().table(id).indexer->size();
+          t->dtm = true;
+          const Status loaded = sweep::load(
+              *t, *game().table(id).indexer, t == &kvkr,
+              [&](Color side, std::uint64_t r) { return int{values(name).at(side * size + r)}; });
+          EXPECT_TRUE(loaded) << loaded.error().message();
+        }
+        return solve_kqvkr(kvkr, kqvk, true, rebase_at, 70, game(), out);
+      },
+      values("KQvKR.dtm"));
 }
 
 TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {
