@@ -207,9 +207,9 @@ int check(const Table& t, const retra::probe::Prober& prober, const std::string&
 }
 
 // What a build hands the writer, and a check of every position at once: the values in retra's
-// DTZ segment's index order and encoding (to_segment), timed, then compared byte by byte with the
-// segment retra built (by class where the segment keeps a side as classes), and the far values
-// as lists. The kernel's own arrays are freed once converted, as a build frees them before
+// DTZ (or DTM) segment's index order and encoding (to_segment), timed, then compared byte by byte
+// with the segment retra built (by class where the segment keeps a side as classes), and the far
+// values as lists. The kernel's own arrays are freed once converted, as a build frees them before
 // writing.
 int compare(Table& t, const std::string& db) {
   auto key = parse_table_key(t.name);

@@ -1714,13 +1714,13 @@ Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
   [[maybe_unused]] const std::uint64_t size = ix.size();
   const std::vector<int> of = piece_of_slot(t, ix.slots(), flip);
   bool too_far = false;  // DTM: a distance of 254 plies, whose byte is kDtmIllegal's
+  // kIllegal is a DTM byte (mated): in DTM, the illegal positions take kDtmIllegal first.
+  const std::uint8_t illegal = t.dtm ? kDtmIllegal : kIllegal;
 #pragma omp parallel for schedule(dynamic, 4096) num_threads(t.threads) reduction(|| : too_far)
   for (std::uint64_t idx = 0; idx < t.size; ++idx) {
-    if (t.dtm)  // kIllegal is a DTM byte (mated): the illegal positions take kDtmIllegal
-      for (const Color s : {white, black})
-        if (t.v[s][idx] == kIllegal) t.v[s][idx] = kDtmIllegal;
-    if (t.v[white][idx] == kIllegal && t.v[black][idx] == kIllegal) continue;
-    if (t.dtm && t.v[white][idx] == kDtmIllegal && t.v[black][idx] == kDtmIllegal) continue;
+    for (const Color s : {white, black})
+      if (t.v[s][idx] == kIllegal) t.v[s][idx] = illegal;
+    if (t.v[white][idx] == illegal && t.v[black][idx] == illegal) continue;
     const Pos p = decode(t, idx);
     std::array<int, 7> placed{p.wk, p.bk, p.sq[0], p.sq[1], p.sq[2], 0, 0};
     placed[static_cast<std::size_t>(t.m + 2)] = p.pawn;   // the pawn's, if any
@@ -1734,7 +1734,7 @@ Status load(Table& t, const Indexer& ix, bool flip, const StoredValue& value) {
     const std::uint64_t r = ix.rank(sq.data());
     assert(r < size);
     for (const Color s : {white, black}) {
-      if (t.v[s][idx] == (t.dtm ? kDtmIllegal : kIllegal)) continue;
+      if (t.v[s][idx] == illegal) continue;
       const int b = value(flip ? opposite(s) : s, r);
       if (t.dtm) {  // kept as it is
         t.v[s][idx] = static_cast<std::uint8_t>(b);

@@ -1,28 +1,27 @@
 // The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one to three,
 // and for DTM segments of the pawnless ones (Game::own_kernel; Table::dtm: no 50-move horizon, a
 // conversion acting at the ply its child's distance gives, Table::at_ply): a table built the way
-// Syzygy's generator builds one (its public description
-// and source read, none of it copied). Every piece sits on its own 6 bits, so a move is an index
-// difference; illegal positions are marked once, so no move or unmove tests legality; there are
-// no counters: the parents of a win become loss candidates, and a candidate is checked by reading
-// the other side's table where its moves lead, for the 64 positions of a run (only the last piece
-// on another square) at once, since a move of another piece leads all of them into one run of
-// that table; every ply is one sweep of both sides' tables (of the chunks where it has work), and
-// a side's wins are pulled from its open positions instead of pushed from the other side's losses
-// where that reads less, as its losses are (every open position checked, no candidates marked
-// from the other side's wins). It computes the distance to conversion (capture, pawn move or
-// mate), the DTZ under the 50-move rule: a conversion into a value beyond the 100-ply horizon (a
-// cursed win or blessed loss of the child) counts as 101 plies, as values.hpp's Best counts it,
-// so a position with such a conversion wins at ply 101 unless it wins sooner, or cannot lose
-// before ply 101 (two bitmaps, applied before that ply). It declines a table whose distances
-// outgrow its codes (248 plies), which the generic kernel then builds. A table of the kings and
-// pawns alone has no runs: its captures phase and its candidates' checks go position by
-// position. A pawn that keeps its place among its colour's pawns reads its pushes from what the
-// sweep kept of the segment a rank (two ranks) ahead of it (Game::own_kernel, sweep.cpp); the
-// other pawn moves read the finished segments through the driver (a double push that a pawn of
-// theirs may take en passant, its virtual child, as the generic kernels do). docs/CHESS.md
-// measures it; bench/chess_sweep.cpp runs it alone and checks it against retra's files.
-// Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
+// Syzygy's generator builds one (its public description and source read, none of it copied). Every
+// piece sits on its own 6 bits, so a move is an index difference; illegal positions are marked
+// once, so no move or unmove tests legality; there are no counters: the parents of a win become
+// loss candidates, and a candidate is checked by reading the other side's table where its moves
+// lead, for the 64 positions of a run (only the last piece on another square) at once, since a move
+// of another piece leads all of them into one run of that table; every ply is one sweep of both
+// sides' tables (of the chunks where it has work), and a side's wins are pulled from its open
+// positions instead of pushed from the other side's losses where that reads less, as its losses are
+// (every open position checked, no candidates marked from the other side's wins). It computes the
+// distance to conversion (capture, pawn move or mate), the DTZ under the 50-move rule: a conversion
+// into a value beyond the 100-ply horizon (a cursed win or blessed loss of the child) counts as 101
+// plies, as values.hpp's Best counts it, so a position with such a conversion wins at ply 101
+// unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before that ply). It
+// declines a table whose distances outgrow its codes (248 plies), which the generic kernel then
+// builds. A table of the kings and pawns alone has no runs: its captures phase and its candidates'
+// checks go position by position. A pawn that keeps its place among its colour's pawns reads its
+// pushes from what the sweep kept of the segment a rank (two ranks) ahead of it (Game::own_kernel,
+// sweep.cpp); the other pawn moves read the finished segments through the driver (a double push
+// that a pawn of theirs may take en passant, its virtual child, as the generic kernels do).
+// docs/CHESS.md measures it; bench/chess_sweep.cpp runs it alone and checks it against retra's
+// files. Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
 // relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
 #pragma once
 
