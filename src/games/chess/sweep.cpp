@@ -1,4 +1,4 @@
-// The chess game's own kernel for DTZ (and pawnless DTM) segments (sweep.hpp), and
+// The chess game's own kernel for DTZ and DTM segments (sweep.hpp), and
 // Game::own_kernel, which builds a table's sub-tables from the finished segments and hands its
 // values to the driver.
 // Thread safety: see sweep.hpp; Game::own_kernel is reentrant.
@@ -153,6 +153,26 @@ void add(Conversions& c, Reach r) {
       break;
     default:  // the child's mover wins: nothing we did not know
       break;
+  }
+}
+
+std::uint8_t dtm_byte_of(const Table& t, Color s, std::uint64_t idx) {
+  const std::uint8_t x = t.v[s][idx];
+  if (x == kIllegal) return kDtmIllegal;
+  if (!is_win(x) && !is_loss(x)) return 0;
+  return static_cast<std::uint8_t>(t.plies_to_go(s, idx) + 1);
+}
+
+void add_dtm(Conversions& c, int b) {
+  assert(c.dtm);
+  c.any = true;
+  if (b == 0) {
+    c.draws = true;
+  } else if (b & 1) {  // the child's mover is mated in b - 1 plies
+    c.first_win = std::min(c.first_win, b);
+    c.wins = c.first_win == 1;
+  } else {
+    c.last_loss = std::max(c.last_loss, b);
   }
 }
 
@@ -601,11 +621,14 @@ struct Gathered {
       late |= x > win(kHorizon);
   }
   void add(const Conversions& c) {
+    assert(c.dtm == dtm);
     captures |= c.any;
     wins |= c.wins;
     draws |= c.draws;
     cursed |= c.cursed;
     late |= c.late;
+    first_win = std::min(first_win, c.first_win);
+    last_loss = std::max(last_loss, c.last_loss);
   }
   void see_dtm(std::uint8_t x) {
     if (x == kDtmIllegal) return;
@@ -691,6 +714,15 @@ int store_far_bits(Table& t, Color s, std::uint64_t w, std::uint64_t cursed, std
   return (cursed | late) != 0;
 }
 
+// DTM: notes side s's position at idx, its conversions g, in at_ply and its run's plies.
+void note_ply(Table& t, Color s, std::uint64_t idx, const Gathered& g,
+              std::array<std::uint64_t, 4>& plies) {
+  if (const int e = g.ply()) {
+    t.at_ply[s][idx] = static_cast<std::uint8_t>(e);
+    plies[static_cast<std::size_t>(e / 64)] |= std::uint64_t{1} << (e % 64);
+  }
+}
+
 // Side s's pawns whose single push is kept (Table::kept_push) in p: their squares and kept
 // bytes, the squares they attack (takes), and whether pawn_moves still has work for s's pawns
 // (other_moves): a pawn whose push is not kept, or a kept one on its start rank (a double push)
@@ -735,7 +767,7 @@ void add_kept_pushes(const Table& t, const Pos& p, Color s, const KeptPawns& kp,
   for (std::size_t j = 0; j < static_cast<std::size_t>(kp.n) && !c.wins; ++j) {
     const int to = kp.from[j] + step;
     if (!(p.occ & bit(to)) && pawn_move_safe(t, p, s, to, kp.from[j]))
-      add(c, static_cast<Reach>(kp.bytes[j][idx]));
+      add_kept(c, kp.bytes[j][idx]);
   }
 }
 
@@ -753,6 +785,7 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
       const Color o = opposite(s);
       const bool moves_pawns = t.has_pawn(s);
       std::uint64_t cursed_bits = 0, late_bits = 0;
+      std::array<std::uint64_t, 4> plies{};  // DTM: the plies of this word's conversions
       for (int q = 0; q < 64; ++q) {
         const std::uint64_t idx = base + static_cast<std::uint64_t>(q);
         const std::uint8_t checked = t.v[s][idx];
@@ -761,6 +794,7 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
         const int king = s == white ? p.wk : p.bk, other = s == white ? p.bk : p.wk;
         const Bitboard reach = king_attacks(king) & ~king_attacks(other);
         Gathered g;
+        g.dtm = t.dtm;
         // A pawn of theirs taken by the king; the others, if any, stay, in their order.
         for (int k = 0; k < t.pawns() && !g.wins; ++k) {
           const int at = p.pawn_at(k);
@@ -774,6 +808,7 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
         }
         if (!g.wins && moves_pawns) {  // a pawn of ours moves
           Conversions c;
+          c.dtm = t.dtm;
           const KeptPawns kp = kept_pawns(t, p, s, p.side[o]);
           add_kept_pushes(t, p, s, kp, idx, c);
           if (!c.wins && kp.other_moves) t.pawn_moves(s, idx, p, c);
@@ -782,8 +817,10 @@ int kings_and_pawns_captures(Table& t, const SolveOptions& opt) {
         cursed_bits |= std::uint64_t{g.cursed_bit()} << q;
         late_bits |= std::uint64_t{g.late_bit()} << q;
         settle(t, idx, p, s, checked, g);
+        if (t.dtm) note_ply(t, s, idx, g, plies);
       }
       far |= store_far_bits(t, s, base / 64, cursed_bits, late_bits);
+      if (t.dtm) add_events(t, s, base, plies);
     }
     progress_advance(opt.progress, 64);
   }
@@ -1076,8 +1113,8 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             t.promote_run(s, p, static_cast<int>(k), squares, promoted[k].data());
             for (std::uint64_t b = squares; b; b &= b - 1) {
               const int q = std::countr_zero(b);
-              if (static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]) == Reach::loses)
-                squares &= ~bit(q);
+              const std::uint8_t x = promoted[k][static_cast<std::size_t>(q)];
+              if (t.dtm ? x == 1 : static_cast<Reach>(x) == Reach::loses) squares &= ~bit(q);
             }
           }
         }
@@ -1125,9 +1162,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
             }
             if (!g.wins && t.has_pawn(s)) {  // a pawn of ours moves
               Conversions c;
+              c.dtm = t.dtm;
               if (promotes)  // up to the first that wins, where the push is free and safe
                 for (std::size_t k = 0; k < 4 && (promoting[k] >> q & 1); ++k)
-                  add(c, static_cast<Reach>(promoted[k][static_cast<std::size_t>(q)]));
+                  add_kept(c, promoted[k][static_cast<std::size_t>(q)]);
               else
                 add_kept_pushes(t, moved, s, kp, idx, c);
               if (!c.wins && (kp.other_moves || (pawn_takes >> q & 1)))
@@ -1138,11 +1176,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
           cursed_bits |= std::uint64_t{g.cursed_bit()} << q;
           late_bits |= std::uint64_t{g.late_bit()} << q;
           settle(t, idx, moved, s, checked, g);
-          if (t.dtm)
-            if (const int e = g.ply()) {
-              t.at_ply[s][idx] = static_cast<std::uint8_t>(e);
-              plies[static_cast<std::size_t>(e / 64)] |= std::uint64_t{1} << (e % 64);
-            }
+          if (t.dtm) note_ply(t, s, idx, g, plies);
         }
         far |= store_far_bits(t, s, base / 64, cursed_bits, late_bits);
         if (t.dtm) add_events(t, s, base, plies);
@@ -1150,7 +1184,10 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
       progress_advance(opt.progress, 64);
     }
   } else if (t.pawned()) {
-    RETRA_TRY(allocate_far_bitmaps(t));  // a pawn move may reach beyond the horizon
+    if (t.dtm)
+      RETRA_TRY(allocate_plies(t));
+    else
+      RETRA_TRY(allocate_far_bitmaps(t));  // a pawn move may reach beyond the horizon
     progress_phase(opt.progress, opt.label + ": captures", t.size);
     far = kings_and_pawns_captures(t, opt);
   }
@@ -1858,10 +1895,7 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_segment(const Table& t, 
   std::array<std::uint8_t, 256> coded{};
   for (int x = 0; x < 256; ++x) {
     const auto u = static_cast<std::uint8_t>(x);
-    coded[static_cast<std::size_t>(x)] = !t.dtm ? stored_byte(u)
-                                         : is_win(u) || is_loss(u)
-                                             ? static_cast<std::uint8_t>(std::abs(distance(u)) + 1)
-                                             : std::uint8_t{0};
+    coded[static_cast<std::size_t>(x)] = t.dtm ? stored_dtm_byte(u) : stored_byte(u);
   }
   const bool by_table = t.base == 0;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(t.threads)
@@ -1949,10 +1983,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   const Table& table = this->table(s);
   const Material& material = table.key.material;
   const int pawns = material.count[white][pawn] + material.count[black][pawn];
-  // Up to three pawns (with no other piece besides the kings, position by position: no runs);
-  // DTM without pawns.
+  // Up to three pawns (with no other piece besides the kings, position by position: no runs).
   const bool dtm = is_dtm(s);
-  if (table.n < 3 || table.n > 5 || pawns > (dtm ? 0 : 3)) return std::nullopt;
+  if (table.n < 3 || table.n > 5 || pawns > 3) return std::nullopt;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const int threads = std::max(1, options.threads);
@@ -2072,9 +2105,12 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     return (to_move == black ? target.indexer->size() : 0) +
            target.indexer->rank(child.data(), used);
   };
+  // The segment a transition leads into: its DTM twin where this segment is one (a table's
+  // transitions name the DTZ segments).
+  auto segment = [&](const Transition& tr) { return dtm ? tr.target + tables() : tr.target; };
   auto child_byte = [&](const Transition& tr, Color side,
                         const std::array<std::uint8_t, kMaxPieces>& sq, int to, std::size_t mover) {
-    return tr.target < 0 ? 0 : lower(tr.target, child_index(tr, side, sq, to, mover));
+    return tr.target < 0 ? 0 : lower(segment(tr), child_index(tr, side, sq, to, mover));
   };
   // retra's slots' squares of a sweep position.
   auto slot_squares = [&](const sweep::Pos& p) {
@@ -2107,7 +2143,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       if (!top.keeps_place(k, steps) || tr.target < 0 || tr.flip) return kept;
       {
         std::lock_guard lock(pushes_mutex_);
-        if (auto it = pushes_.find(2 * tr.target + c); it != pushes_.end()) {
+        if (auto it = pushes_.find(2 * segment(tr) + c); it != pushes_.end()) {
           kept = it->second.bytes;
           if (--it->second.readers == 0) pushes_.erase(it);
         }
@@ -2117,13 +2153,14 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       bytes += kept->size();
       for (std::uint64_t i = 0, checked = 0; i < top.size && checked < 4096;
            i += top.size / 65536 + 1) {
-        const auto r = static_cast<sweep::Reach>((*kept)[i]);
-        if (r == sweep::Reach::none) continue;
+        const std::uint8_t x = (*kept)[i];
+        if (x == (dtm ? sweep::kDtmIllegal : static_cast<std::uint8_t>(sweep::Reach::none)))
+          continue;
         sweep::Pos p = sweep::decode(top, i);
         int& moved = p.pawn_at(k);
         moved += steps * step;  // the child's pawn
-        if (sweep::reach_of_byte(
-                child_byte(tr, c, slot_squares(p), moved, ps[static_cast<std::size_t>(k)])) != r)
+        const int b = child_byte(tr, c, slot_squares(p), moved, ps[static_cast<std::size_t>(k)]);
+        if (dtm ? b != x : sweep::reach_of_byte(b) != static_cast<sweep::Reach>(x))
           return decltype(kept){};
         ++checked;
       }
@@ -2157,9 +2194,11 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
           at[static_cast<std::size_t>(n++)] = child_index(tr, side, sq, one, ps[0]);
         }
         n = 0;
-        for (std::uint64_t b = squares; b; b &= b - 1)
-          out[std::countr_zero(b)] = static_cast<std::uint8_t>(
-              sweep::reach_of_byte(lower(tr.target, at[static_cast<std::size_t>(n++)])));
+        for (std::uint64_t b = squares; b; b &= b - 1) {
+          const int x = lower(segment(tr), at[static_cast<std::size_t>(n++)]);
+          out[std::countr_zero(b)] =
+              static_cast<std::uint8_t>(dtm ? x : static_cast<int>(sweep::reach_of_byte(x)));
+        }
       };
     // The pawns' moves read their children through lower, as the generic kernels do (the same
     // transitions): one rank of the indexer and one lookup per move, a few per position of a
@@ -2194,7 +2233,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
         const std::size_t mover = ps[static_cast<std::size_t>(k)];
         auto safe = [&](int to) { return sweep::pawn_move_safe(top, p, side, to, from); };
         auto see = [&](const Transition& tr, int to) {
-          sweep::add(c, sweep::reach_of_byte(child_byte(tr, side, squares(), to, mover)));
+          sweep::add_byte(c, child_byte(tr, side, squares(), to, mover));
         };
         const int one = from + step;
         // (Where the push is kept, the captures phase made it, from `ahead`; where it promotes,
@@ -2221,11 +2260,11 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
             const std::uint64_t at = child_index(tr, side, squares(), two, mover, &used);
             const int shown = transform(used, tr.flip ? two ^ 56 : two);
             const std::uint64_t packed =
-                std::uint64_t{static_cast<std::uint32_t>(tr.target)} << 46 |
+                std::uint64_t{static_cast<std::uint32_t>(segment(tr))} << 46 |
                 std::uint64_t{static_cast<std::uint32_t>(shown)} << 40 | at;
-            sweep::add(c, sweep::reach_of_byte(lower(kEnPassant, packed)));
+            sweep::add_byte(c, lower(kEnPassant, packed));
           } else if (kept2) {
-            sweep::add(c, static_cast<sweep::Reach>((*kept2)[idx]));
+            sweep::add_kept(c, (*kept2)[idx]);
           } else {
             see(tr, two);
           }
@@ -2290,14 +2329,17 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       kept = std::make_shared<LargeArray<std::uint8_t>>(std::move(*a));
     }
     const Color them = opposite(c);
-    // By a table of the codes where they count from base 0, as they mostly do.
+    // By a table of the codes where they count from base 0, as they mostly do: the child's
+    // Reach, or its DTM byte.
     std::array<std::uint8_t, 256> reach{};
     if (top.base == 0)
       for (int x = 0; x < 256; ++x) {
         const auto u = static_cast<std::uint8_t>(x);
-        reach[static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(
-            u == sweep::kIllegal ? sweep::Reach::none
-                                 : sweep::reach_of_byte(sweep::stored_byte(u)));
+        reach[static_cast<std::size_t>(x)] =
+            dtm ? (u == sweep::kIllegal ? sweep::kDtmIllegal : sweep::stored_dtm_byte(u))
+                : static_cast<std::uint8_t>(u == sweep::kIllegal
+                                                ? sweep::Reach::none
+                                                : sweep::reach_of_byte(sweep::stored_byte(u)));
       }
     const std::uint8_t* v = top.v[them].data();
     std::uint8_t* to = kept->data();
@@ -2307,7 +2349,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     } else {
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (std::uint64_t idx = 0; idx < top.size; ++idx)
-        to[idx] = static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
+        to[idx] = dtm ? sweep::dtm_byte_of(top, them, idx)
+                      : static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
     }
     std::lock_guard lock(pushes_mutex_);
     pushes_[2 * s + c] = {std::move(kept), readers};

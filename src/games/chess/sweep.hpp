@@ -1,28 +1,28 @@
-// The chess game's own kernel for DTZ segments of 3-5 pieces, without pawns or with one to three,
-// and for DTM segments of the pawnless ones (Game::own_kernel; Table::dtm: no 50-move horizon, a
-// conversion acting at the ply its child's distance gives, Table::at_ply): a table built the way
-// Syzygy's generator builds one (its public description and source read, none of it copied). Every
-// piece sits on its own 6 bits, so a move is an index difference; illegal positions are marked
-// once, so no move or unmove tests legality; there are no counters: the parents of a win become
-// loss candidates, and a candidate is checked by reading the other side's table where its moves
-// lead, for the 64 positions of a run (only the last piece on another square) at once, since a move
-// of another piece leads all of them into one run of that table; every ply is one sweep of both
-// sides' tables (of the chunks where it has work), and a side's wins are pulled from its open
-// positions instead of pushed from the other side's losses where that reads less, as its losses are
-// (every open position checked, no candidates marked from the other side's wins). It computes the
-// distance to conversion (capture, pawn move or mate), the DTZ under the 50-move rule: a conversion
-// into a value beyond the 100-ply horizon (a cursed win or blessed loss of the child) counts as 101
-// plies, as values.hpp's Best counts it, so a position with such a conversion wins at ply 101
-// unless it wins sooner, or cannot lose before ply 101 (two bitmaps, applied before that ply). It
-// declines a table whose distances outgrow its codes (248 plies), which the generic kernel then
-// builds. A table of the kings and pawns alone has no runs: its captures phase and its candidates'
-// checks go position by position. A pawn that keeps its place among its colour's pawns reads its
-// pushes from what the sweep kept of the segment a rank (two ranks) ahead of it (Game::own_kernel,
-// sweep.cpp); the other pawn moves read the finished segments through the driver (a double push
-// that a pawn of theirs may take en passant, its virtual child, as the generic kernels do).
-// docs/CHESS.md measures it; bench/chess_sweep.cpp runs it alone and checks it against retra's
-// files. Thread safety: one solve() per Table at a time; its OpenMP threads write single bytes with
-// relaxed atomics, and the writes that can meet another thread's are compare-exchanges.
+// The chess game's own kernel for DTZ and DTM segments of 3-5 pieces, without pawns or with one to
+// three (Game::own_kernel; Table::dtm: no 50-move horizon, a conversion acting at the ply its
+// child's distance gives, Table::at_ply): a table built the way Syzygy's generator builds one (its
+// public description and source read, none of it copied). Every piece sits on its own 6 bits, so a
+// move is an index difference; illegal positions are marked once, so no move or unmove tests
+// legality; there are no counters: the parents of a win become loss candidates, and a candidate is
+// checked by reading the other side's table where its moves lead, for the 64 positions of a run
+// (only the last piece on another square) at once, since a move of another piece leads all of them
+// into one run of that table; every ply is one sweep of both sides' tables (of the chunks where it
+// has work), and a side's wins are pulled from its open positions instead of pushed from the other
+// side's losses where that reads less, as its losses are (every open position checked, no
+// candidates marked from the other side's wins). It computes the distance to conversion (capture,
+// pawn move or mate), the DTZ under the 50-move rule: a conversion into a value beyond the 100-ply
+// horizon (a cursed win or blessed loss of the child) counts as 101 plies, as values.hpp's Best
+// counts it, so a position with such a conversion wins at ply 101 unless it wins sooner, or cannot
+// lose before ply 101 (two bitmaps, applied before that ply). It declines a table whose distances
+// outgrow its codes (248 plies), which the generic kernel then builds. A table of the kings and
+// pawns alone has no runs: its captures phase and its candidates' checks go position by position. A
+// pawn that keeps its place among its colour's pawns reads its pushes from what the sweep kept of
+// the segment a rank (two ranks) ahead of it (Game::own_kernel, sweep.cpp); the other pawn moves
+// read the finished segments through the driver (a double push that a pawn of theirs may take en
+// passant, its virtual child, as the generic kernels do). docs/CHESS.md measures it;
+// bench/chess_sweep.cpp runs it alone and checks it against retra's files. Thread safety: one
+// solve() per Table at a time; its OpenMP threads write single bytes with relaxed atomics, and the
+// writes that can meet another thread's are compare-exchanges.
 #pragma once
 
 #include <array>
@@ -130,9 +130,10 @@ struct Table {
   bool has_pawn(Color c) const { return pawns_of(c) > 0; }
   std::uint64_t size = 0;  // per side
   int threads = 1;
-  // Distance to mate instead of DTZ (pawnless tables only): no 50-move horizon, and a conversion
-  // acts at the ply its child's distance gives (at_ply). A sub-table of such a table holds retra's
-  // DTM bytes (load), kDtmIllegal where illegal, instead of codes.
+  // Distance to mate instead of DTZ: no 50-move horizon, and a conversion acts at the ply its
+  // child's distance gives (at_ply). A sub-table of such a table holds retra's DTM bytes (load),
+  // kDtmIllegal where illegal, instead of codes, and so do the pawns' children (push_reach,
+  // promote_run, pawn_moves: Conversions::dtm).
   bool dtm = false;
   bool huge_pages = true;  // madvise the arrays (Tuning::huge_pages)
   // The arrays hold whole 32-byte blocks for the sweeps' scan: KvK's 462 entries get 18 more,
@@ -151,11 +152,11 @@ struct Table {
   // position's index (set by Game::own_kernel, which reads the children through lower).
   std::function<void(Color, std::uint64_t, const Pos&, Conversions&)> pawn_moves;
   // Where Game::own_kernel kept the segment a rank ahead: each position's single push as that
-  // segment's Reach, at the position's own index (only where the pawn keeps its place, as
-  // keeps_place says; push_reach2 is the second pawn's, push_reach3 the third's). The captures
-  // phase reads it itself and calls pawn_moves only where a pawn of the side has other moves (a
-  // double push, a capture, a push not kept), which then leaves the kept single pushes out; null
-  // where the push promotes or nothing was kept.
+  // segment's Reach (DTM: its DTM byte), at the position's own index (only where the pawn keeps
+  // its place, as keeps_place says; push_reach2 is the second pawn's, push_reach3 the third's).
+  // The captures phase reads it itself and calls pawn_moves only where a pawn of the side has
+  // other moves (a double push, a capture, a push not kept), which then leaves the kept single
+  // pushes out; null where the push promotes or nothing was kept.
   const std::uint8_t* push_reach = nullptr;
   const std::uint8_t* push_reach2 = nullptr;
   const std::uint8_t* push_reach3 = nullptr;
@@ -178,11 +179,12 @@ struct Table {
     return true;
   }
   // Where the single push promotes (one pawn, on its seventh rank): promotion k's child (0..3: Q,
-  // R, B, N) as a Reach, out[q] for each square q of the last piece in `squares` of the run at
-  // p, from one call per run (set by Game::own_kernel, which reads the children through lower):
-  // its lookups then run back to back and their cache misses overlap, as one per call to
-  // pawn_moves did not. The captures phase asks for each promotion on the squares where the push
-  // is free and safe and none before it wins; pawn_moves then leaves the push out.
+  // R, B, N) as a Reach (DTM: its DTM byte), out[q] for each square q of the last piece in
+  // `squares` of the run at p, from one call per run (set by Game::own_kernel, which reads the
+  // children through lower): its lookups then run back to back and their cache misses overlap,
+  // as one per call to pawn_moves did not. The captures phase asks for each promotion on the
+  // squares where the push is free and safe and none before it wins; pawn_moves then leaves the
+  // push out.
   std::function<void(Color, const Pos&, int k, std::uint64_t squares, std::uint8_t* out)>
       promote_run;
   // [ply parity][chunk]: whether the chunk holds a candidate or a win that ply must act on. A
@@ -299,9 +301,14 @@ struct Pos {
 // What a position's converting moves reach: whether it has one (legal), whether one of them
 // wins (reaches a loss of the other side within the 50-move horizon), draws, wins beyond the
 // horizon (`cursed`: the child's mover loses in more than 100 plies) or loses beyond it (`late`:
-// the child's mover wins in more than 100 plies).
+// the child's mover wins in more than 100 plies). With dtm (Table::dtm), the children are read as
+// retra's DTM bytes (add_dtm): a move into byte b takes b plies, a win where b is odd; first_win
+// is the shortest winning one (256: none), last_loss the longest losing one, and `wins` says one
+// mates at once (b = 1), which no other conversion betters.
 struct Conversions {
   bool any = false, wins = false, draws = false, cursed = false, late = false;
+  bool dtm = false;
+  int first_win = 256, last_loss = 0;
 };
 Pos decode(const Table& t, std::uint64_t idx);
 // Whether the king of `side` (the pawn's) is safe once its pawn moves from `from` (p.pawn by
@@ -341,8 +348,33 @@ constexpr std::uint8_t stored_byte(std::uint8_t v) {
 }
 // The reach of side s's final value at index idx of a solved table.
 Reach reach_of(const Table& t, Color s, std::uint64_t idx);
+// The DTM byte (distance + 1, 0 a draw) of a value coded with base 0.
+constexpr std::uint8_t stored_dtm_byte(std::uint8_t v) {
+  return is_win(v) || is_loss(v) ? static_cast<std::uint8_t>(std::abs(distance(v)) + 1)
+                                 : std::uint8_t{0};
+}
+// The DTM byte of side s's final value at index idx of a solved DTM table, kDtmIllegal where
+// illegal (its distances end within 2 * kMaxWin plies, below that byte's 254).
+std::uint8_t dtm_byte_of(const Table& t, Color s, std::uint64_t idx);
 // Notes a converting move into a child of reach r (not none).
 void add(Conversions& c, Reach r);
+// Notes a converting move into a child of DTM byte b (c.dtm; the child legal).
+void add_dtm(Conversions& c, int b);
+// Notes a converting move into a child whose stored byte (DTZ, or DTM where c.dtm) is b.
+inline void add_byte(Conversions& c, int b) {
+  if (c.dtm)
+    add_dtm(c, b);
+  else
+    add(c, reach_of_byte(b));
+}
+// Notes a converting move into a child kept as a byte of the sweep's (Table::push_reach,
+// promote_run): its Reach, or its DTM byte where c.dtm.
+inline void add_kept(Conversions& c, std::uint8_t x) {
+  if (c.dtm)
+    add_dtm(c, x);
+  else
+    add(c, static_cast<Reach>(x));
+}
 
 struct SolveOptions {
   // Codes are rebased once distances pass this many plies (kMaxWin: as late as the codes allow;
