@@ -46,6 +46,18 @@ bool canonical_pair(int wk, int bk) {
   return x != y || file_of(bk) >= rank_of(bk);
 }
 
+// A conversion into a child of DTM byte b (distance + 1; legal): a draw, or a move that takes b
+// plies, a win where b is odd (the child's mover is mated in b - 1), else a loss. Kept as the
+// shortest win and the longest loss, for captures (Gathered) and pawn moves (Conversions) alike.
+void see_dtm_byte(int b, bool& draws, int& first_win, int& last_loss) {
+  if (b == 0)
+    draws = true;
+  else if (b & 1)
+    first_win = std::min(first_win, b);
+  else
+    last_loss = std::max(last_loss, b);
+}
+
 }  // namespace
 
 KingPairs::KingPairs() {
@@ -166,14 +178,8 @@ std::uint8_t dtm_byte_of(const Table& t, Color s, std::uint64_t idx) {
 void add_dtm(Conversions& c, int b) {
   assert(c.dtm);
   c.any = true;
-  if (b == 0) {
-    c.draws = true;
-  } else if (b & 1) {  // the child's mover is mated in b - 1 plies
-    c.first_win = std::min(c.first_win, b);
-    c.wins = c.first_win == 1;
-  } else {
-    c.last_loss = std::max(c.last_loss, b);
-  }
+  see_dtm_byte(b, c.draws, c.first_win, c.last_loss);
+  c.wins = c.first_win == 1;
 }
 
 void Table::find_longest() {
@@ -633,12 +639,7 @@ struct Gathered {
   void see_dtm(std::uint8_t x) {
     if (x == kDtmIllegal) return;
     captures = true;
-    if (x == 0)
-      draws = true;
-    else if (x & 1)
-      first_win = std::min(first_win, int{x});
-    else
-      last_loss = std::max(last_loss, int{x});
+    see_dtm_byte(x, draws, first_win, last_loss);
   }
   // A cursed win never loses, as a draw by capture does, and wins by ply 101; a late loss is a
   // candidate that cannot lose before ply 101. In DTM, a win by a conversion in more than one ply
