@@ -16,7 +16,8 @@
 //   --compare DB    the values converted to retra's DTZ segment order and encoding, timed (what
 //                   writing them would take first), and compared entry by entry with the
 //                   segment retra built
-//   --rebase-at K   codes rebased once distances pass K plies (default 124; for tests)
+//   --rebase-at K   codes rebased each time distances pass K plies beyond the last rebase
+//                   (default 124; for tests)
 //   --metric dtm    distance to mate (default dtz): the sub-tables are read from retra's DTM
 //                   segments (--subtables DB, required), --compare reads the table's DTM
 //                   segment, and --check is refused (it probes DTZ)
@@ -132,7 +133,7 @@ Table* build(const std::vector<std::pair<PieceType, Color>>& ps, bool top) {
   auto solved = solve(*t, o);
   if (!solved) fail(name + ": " + solved.error().message());
   if (!*solved)
-    fail(name + ": a distance beyond this kernel's " + std::to_string(2 * g_rebase_at) + " plies");
+    fail(name + ": a distance beyond this kernel's " + std::to_string(kMaxPlies) + " plies");
   if (g_dtm && !top) draws_as_dtm(*t);  // the bare kings, the one sub-table built here
   g_seconds[name] = std::chrono::duration<double>(Clock::now() - start).count();
   if (!top)

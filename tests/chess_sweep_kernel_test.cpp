@@ -122,17 +122,25 @@ TEST_F(ChessSweepKernel, EqualsTheGenericKernelOnEveryEntry) {
   }
 }
 
-// KQvKR solved by the sweep from its sub-tables kvkr and kqvk (DTZ, or DTM with dtm), codes
-// rebased once distances pass rebase_at plies, into retra's order in out: false where the solve
-// refuses (a distance beyond the codes), after checking the longest distance otherwise.
-bool solve_kqvkr(sweep::Table& kvkr, sweep::Table& kqvk, bool dtm, int rebase_at, int longest,
+// How solve() is asked to code distances: rebased each time they pass rebase_at plies beyond the
+// base, refused beyond max_plies.
+struct Coding {
+  int rebase_at = sweep::kMaxWin;
+  int max_plies = sweep::kMaxPlies;
+};
+
+// KQvKR solved by the sweep from its sub-tables kvkr and kqvk (DTZ, or DTM with dtm), coded as
+// `coding` says, into retra's order in out: false where the solve refuses (a distance beyond
+// max_plies), after checking the longest distance otherwise.
+bool solve_kqvkr(sweep::Table& kvkr, sweep::Table& kqvk, bool dtm, Coding coding, int longest,
                  const Game& game, std::vector<std::uint8_t>* out) {
   using P = std::pair<PieceType, Color>;
   sweep::Table top = sweep::make_table({P{queen, white}, P{rook, black}}, 2);
   top.dtm = dtm;
   top.sub = {&kvkr, &kqvk, nullptr};  // without the queen, without the rook
   sweep::SolveOptions o;
-  o.rebase_at = rebase_at;
+  o.rebase_at = coding.rebase_at;
+  o.max_plies = coding.max_plies;
   auto r = sweep::solve(top, o);
   EXPECT_TRUE(r) << r.error().message();
   if (!r || !*r) return false;
@@ -143,25 +151,30 @@ bool solve_kqvkr(sweep::Table& kvkr, sweep::Table& kqvk, bool dtm, int rebase_at
   return true;
 }
 
-// solved_with(rebase_at, out) with codes rebased after 40 plies gives what it gives unrebased,
-// the generic kernel's values, and after 30 plies an honest refusal.
+// solved_with(coding, out), for a table whose longest distance is `longest` plies (between 41 and
+// 79), gives the generic kernel's values unrebased, with codes rebased once (rebase_at 40) and
+// three times (rebase_at 20: after plies 19, 38 and 57), and allowed just the longest; allowed a
+// ply less, an honest refusal.
 void expect_rebased_values_or_refusal(
-    const std::function<bool(int, std::vector<std::uint8_t>*)>& solved_with,
+    const std::function<bool(Coding, std::vector<std::uint8_t>*)>& solved_with, int longest,
     const std::vector<std::uint8_t>& generic) {
-  std::vector<std::uint8_t> plain, rebased, unused;
-  ASSERT_TRUE(solved_with(sweep::kMaxWin, &plain));
-  ASSERT_TRUE(solved_with(40, &rebased));
-  EXPECT_TRUE(plain == rebased);
+  std::vector<std::uint8_t> plain, once, thrice, exact, unused;
+  ASSERT_TRUE(solved_with({}, &plain));
   EXPECT_TRUE(plain == generic);
-  EXPECT_FALSE(solved_with(30, &unused));
+  ASSERT_TRUE(solved_with({40, sweep::kMaxPlies}, &once));
+  EXPECT_TRUE(once == plain);
+  ASSERT_TRUE(solved_with({20, sweep::kMaxPlies}, &thrice));
+  EXPECT_TRUE(thrice == plain);
+  ASSERT_TRUE(solved_with({20, longest}, &exact));
+  EXPECT_TRUE(exact == plain);
+  EXPECT_FALSE(solved_with({20, longest - 1}, &unused));
 }
 
-// Codes rebased once distances pass 40 plies (KQvKR's longest loss is 62 plies; the codes then
-// reach 80): the same values; rebased once they pass 30, the distances outgrow the codes (60
-// plies) and the solve says so instead of giving wrong values.
+// KQvKR's longest loss is 62 plies: the codes rebased once or three times give the same values;
+// allowed 61 plies, the solve says so instead of giving wrong values.
 TEST_F(ChessSweepKernel, RebasedCodesGiveTheSameValuesOrAnHonestRefusal) {
   expect_rebased_values_or_refusal(
-      [](int rebase_at, std::vector<std::uint8_t>* out) {
+      [](Coding coding, std::vector<std::uint8_t>* out) {
         using P = std::pair<PieceType, Color>;
         sweep::Table kvk = sweep::make_table({}, 2);
         sweep::Table kqvk = sweep::make_table({P{queen, white}}, 2);
@@ -171,17 +184,17 @@ TEST_F(ChessSweepKernel, RebasedCodesGiveTheSameValuesOrAnHonestRefusal) {
           auto r = sweep::solve(*t, {});
           EXPECT_TRUE(r && *r);
         }
-        return solve_kqvkr(kvkr, kqvk, false, rebase_at, 62, game(), out);
+        return solve_kqvkr(kvkr, kqvk, false, coding, 62, game(), out);
       },
-      values("KQvKR"));
+      62, values("KQvKR"));
 }
 
 // DTM, its sub-tables loaded from the generic kernel's DTM segments (KvKR from KRvK with the
 // colours exchanged), as Game::own_kernel loads them: KQvKR's longest DTM is 70 plies, so codes
-// rebased after 40 plies give the same values, and after 30 (60 plies) an honest refusal.
+// rebased once or three times give the same values, and allowed 69 plies, an honest refusal.
 TEST_F(ChessSweepKernel, DistanceToMateRebasedGivesTheSameValuesOrAnHonestRefusal) {
   expect_rebased_values_or_refusal(
-      [](int rebase_at, std::vector<std::uint8_t>* out) {
+      [](Coding coding, std::vector<std::uint8_t>* out) {
         using P = std::pair<PieceType, Color>;
         sweep::Table kvk = sweep::make_table({}, 2);
         auto kings = sweep::solve(kvk, {});
@@ -201,9 +214,9 @@ TEST_F(ChessSweepKernel, DistanceToMateRebasedGivesTheSameValuesOrAnHonestRefusa
               [&](Color side, std::uint64_t r) { return int{values(name).at(side * size + r)}; });
           EXPECT_TRUE(loaded) << loaded.error().message();
         }
-        return solve_kqvkr(kvkr, kqvk, true, rebase_at, 70, game(), out);
+        return solve_kqvkr(kvkr, kqvk, true, coding, 70, game(), out);
       },
-      values("KQvKR.dtm"));
+      70, values("KQvKR.dtm"));
 }
 
 TEST_F(ChessSweepKernel, DeclinesWhatItCannotBuildAndLeavesTheValues) {

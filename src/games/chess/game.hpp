@@ -139,11 +139,12 @@ class Game {
   template <class Lower>
   int virtual_value(int s, std::uint64_t packed, const Lower& lower) const;
 
-  // The game's own kernel (sweep.hpp) for the DTZ segments of 3-5 piece tables, with or
+  // The game's own kernel (sweep.hpp) for the DTZ and DTM segments of 3-5 piece tables, with or
   // without pawns, whose sub-tables and pawn moves it reads through lower (a pawn alone of its
   // colour, its pushes from what the sweep kept of the segment a rank, or two, ahead, where it
-  // built that one in this process); declines DTM, 6-piece tables, tables whose distances
-  // outgrow its codes, and tables whose arrays need more than limits.spare_bytes.
+  // built that one in this process); declines 6-piece tables, tables whose distances pass 254
+  // plies (or whose sub-table's DTM does, which a capture would read as illegal), and tables
+  // whose arrays need more than limits.spare_bytes.
   std::optional<Result<kernels::OwnKernelRun>> own_kernel(
       int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
       const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const;
@@ -173,14 +174,22 @@ class Game {
   // What the sweep kept of the pawn segments it built, by 2 * segment id + the pushing pawns'
   // colour, for the segments a rank behind those pawns (own_kernel, sweep.cpp): what a single
   // push into each position of the side not to move leads to (and a double push, from a segment
-  // two ranks behind). The last of an entry's readers takes it out; a mutex guards the map,
-  // since a build may run segments at once.
+  // two ranks behind). The last of an entry's readers takes it out; a reader that never comes
+  // (one declined before reading) leaves it, so the map's bytes count against the memory the
+  // plan leaves, and the oldest entries make room (pushes_room). A mutex guards the map, since
+  // a build may run segments at once.
   struct KeptPushes {
     std::shared_ptr<const LargeArray<std::uint8_t>> bytes;
-    int readers = 0;  // the segments still to read them
+    int readers = 0;        // the segments still to read them
+    std::uint64_t age = 0;  // the order kept in
   };
+  // Drops the oldest entries until `need` bytes and what the map holds fit in `spare` bytes;
+  // whether they do, and, in held and dropped, the map's bytes after and the entries dropped.
+  bool pushes_room(std::uint64_t need, std::uint64_t spare, std::uint64_t* held = nullptr,
+                   int* dropped = nullptr) const;
   mutable std::mutex pushes_mutex_;
   mutable std::map<int, KeptPushes> pushes_;
+  mutable std::uint64_t pushes_age_ = 0;
 };
 
 }  // namespace retra::chess

@@ -915,25 +915,31 @@ Status mark_illegal(Table& t) {
 }
 
 // Before a ply whose wins would outgrow the codes: every win and loss in at most `upto` plies
-// becomes "won / lost earlier", the others are coded from base `upto`, and the distances are kept
-// in before_base. Once per table: the codes then reach 2 * SolveOptions::rebase_at plies.
+// becomes "won / lost earlier", its distance kept in before_base, and the others are coded from
+// base `upto`. As often as the distances need: the first rebase maps before_base (zero, which is
+// the distance of the mates, coded "lost earlier" from the start).
 Status rebase(Table& t, int upto) {
-  assert(t.base == 0);
+  assert(upto > t.base && upto <= kMaxPlies);
   for (int s = 0; s < 2; ++s) {
-    auto a = LargeArray<std::uint8_t>::allocate(t.padded(), t.huge_pages);
-    if (!a) return std::move(a).error();
-    t.before_base[s] = std::move(*a);
+    if (t.base == 0) {
+      auto a = LargeArray<std::uint8_t>::allocate(t.padded(), t.huge_pages);
+      if (!a) return std::move(a).error();
+      t.before_base[s] = std::move(*a);
+    }
     auto& v = t.v[s];
     auto& kept = t.before_base[s];
+    const int base = t.base;
 #pragma omp parallel for schedule(static) num_threads(t.threads)
     for (std::uint64_t idx = 0; idx < t.padded(); ++idx) {
       const std::uint8_t x = v[idx];
-      kept[idx] = x;
-      if (!is_win(x) && !is_loss(x)) continue;
-      const int d = std::abs(distance(x));
-      v[idx] = d <= upto   ? (is_win(x) ? kWonEarlier : kLostEarlier)
-               : is_win(x) ? win(d - upto)
-                           : loss(d - upto);
+      if ((!is_win(x) && !is_loss(x)) || x == kWonEarlier || x == kLostEarlier) continue;
+      const int d = base + std::abs(distance(x));
+      if (d <= upto) {
+        v[idx] = is_win(x) ? kWonEarlier : kLostEarlier;
+        kept[idx] = static_cast<std::uint8_t>(d);
+      } else {
+        v[idx] = is_win(x) ? win(d - upto) : loss(d - upto);
+      }
     }
   }
   t.base = upto;
@@ -1267,8 +1273,9 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     return n < kFar && is_late(s, idx);
   };
   for (;; ++n) {
+    // Beyond a byte: the plies of the conversions (at_ply, events), before_base's distances.
+    if (n > kMaxPlies + 1) return false;
     if (n + 1 - t.base > opt.rebase_at) {
-      if (t.base != 0) return false;  // beyond the codes even so
       RETRA_TRY(rebase(t, n - 1));
       if (opt.note) opt.note(fmt::format("{}: codes rebased after ply {}", t.name, n - 1));
     }
@@ -1708,6 +1715,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   t.plies = n;
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   t.find_longest();
+  if (t.longest > opt.max_plies) return false;  // a DTM byte holds distance + 1
   if (times) *times = {illegal, captures - illegal, init - captures, seconds - init};
   if (opt.note)
     opt.note(fmt::format(
@@ -1856,7 +1864,7 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_segment(const Table& t, 
     if (x == kIllegal) hole.mark(entry);  // the side not to move in check
     if (!is_win(x) && !is_loss(x)) return std::uint8_t{0};
     const int d = t.plies_to_go(static_cast<Color>(s), idx);
-    if (t.dtm) {  // within a byte: solve() gives up beyond 2 * kMaxWin plies
+    if (t.dtm) {  // within a byte: solve() gives up beyond kMaxPlies
       assert(d <= 254);
       return static_cast<std::uint8_t>(d + 1);
     }
@@ -1978,6 +1986,23 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> to_segment(const Table& t, 
 
 namespace retra::chess {
 
+bool Game::pushes_room(std::uint64_t need, std::uint64_t spare, std::uint64_t* held,
+                       int* dropped) const {
+  std::lock_guard lock(pushes_mutex_);
+  std::uint64_t bytes = 0;
+  for (const auto& entry : pushes_) bytes += entry.second.bytes->size();
+  while (bytes + need > spare && !pushes_.empty()) {
+    auto oldest =
+        std::min_element(pushes_.begin(), pushes_.end(),
+                         [](const auto& a, const auto& b) { return a.second.age < b.second.age; });
+    bytes -= oldest->second.bytes->size();
+    pushes_.erase(oldest);
+    if (dropped) ++*dropped;
+  }
+  if (held) *held = bytes;
+  return bytes + need <= spare;
+}
+
 std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     int s, std::span<std::uint8_t> values, const kernels::Lower<int>& lower,
     const kernels::KernelOptions& options, const kernels::OwnKernelLimits& limits) const {
@@ -2049,7 +2074,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
      : j == top.m + 2 ? top.sub_pawn3
                       : top.sub[static_cast<std::size_t>(j)]) = it->second.get();
   }
-  if (bytes > limits.spare_bytes) return std::nullopt;
+  // What the sweep kept of earlier segments counts too: the whole set's DTZ run held 19.4 GB at
+  // its peak, and with DTM in the same process the kernel was killed for memory at 24.4 GB.
+  int dropped = 0;  // entries of pushes_ dropped to make room
+  if (!pushes_room(bytes, limits.spare_bytes, nullptr, &dropped)) return std::nullopt;
   // The sub-tables from the finished segments (the bare kings: built here, all draws).
   bool far_subs = false;  // one with a distance beyond the 50-move horizon
   for (auto& [name, sub] : subs) {
@@ -2295,7 +2323,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   sweep::SolveTimes times;
   auto solved = sweep::solve(top, so, &times);
   if (!solved) return std::move(solved).error();
-  if (!*solved) return std::nullopt;  // beyond the codes
+  if (!*solved) return std::nullopt;  // distances beyond kMaxPlies
   subs.clear();
   // The bytes kept of the segments ahead become this one's, where no one else holds them (the
   // map does while a double push still needs them): every byte is written below, so a new
@@ -2320,6 +2348,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
       readers += top.rank_of_pawn(k) == (c == white ? 3 : 4) && top.keeps_place(k, -2);
     }
     if (readers == 0) continue;
+    int more = 0;
+    if (!pushes_room(bytes + top.size, limits.spare_bytes, nullptr, &more)) continue;
+    dropped += more;
     std::shared_ptr<LargeArray<std::uint8_t>> kept;
     if (!spares.empty()) {
       kept = std::move(spares.back());
@@ -2354,8 +2385,10 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
                       : static_cast<std::uint8_t>(sweep::reach_of(top, them, idx));
     }
     std::lock_guard lock(pushes_mutex_);
-    pushes_[2 * s + c] = {std::move(kept), readers};
+    pushes_[2 * s + c] = {std::move(kept), readers, ++pushes_age_};
   }
+  std::uint64_t held = 0;
+  pushes_room(0, limits.spare_bytes, &held);
   const auto converting = Clock::now();
   kernels::OwnKernelRun run;
   run.kernel = "sweep";
@@ -2367,6 +2400,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
                {"longest", top.longest},
                {"rebased_at", top.base},
                {"kept_pushes", kept_pushes},
+               {"kept_bytes_held", static_cast<double>(held)},
+               {"kept_dropped", dropped},
                {"subtables_seconds", load_seconds},
                {"illegal_seconds", times.illegal},
                {"captures_seconds", times.captures},

@@ -14,7 +14,7 @@
 // horizon (a cursed win or blessed loss of the child) counts as 101 plies, as values.hpp's Best
 // counts it, so a position with such a conversion wins at ply 101 unless it wins sooner, or cannot
 // lose before ply 101 (two bitmaps, applied before that ply). It declines a table whose distances
-// outgrow its codes (248 plies), which the generic kernel then builds. A table of the kings and
+// pass 254 plies (a DTM byte's), which the generic kernel then builds. A table of the kings and
 // pawns alone has no runs: its captures phase and its candidates' checks go position by position. A
 // pawn that keeps its place among its colour's pawns reads its pushes from what the sweep kept of
 // the segment a rank (two ranks) ahead of it (Game::own_kernel, sweep.cpp); the other pawn moves
@@ -66,10 +66,12 @@ extern const KingPairs kKp;
 // Distances are coded relative to the table's base (Table::base), 0 until a table outgrows the
 // codes. Plies compare a child with "won (lost) by the last ply" only, so the values final by then
 // can share one code ("earlier", below every other win or loss code), their distances kept aside:
-// this is how the codes are rebased (solve()). With base 0, "lost earlier" is mated.
+// this is how the codes are rebased (solve()), as often as the distances need (twice for KPPvKP's
+// 254-ply DTM). With base 0, "lost earlier" is mated.
 inline constexpr std::uint8_t kUnknown = 0, kIllegal = 1, kDraw = 2, kCapDraw = 3;
 inline constexpr std::uint8_t kWonEarlier = 6, kLostEarlier = 131;
-inline constexpr int kMaxWin = 124;  // relative to the base
+inline constexpr int kMaxWin = 124;    // relative to the base
+inline constexpr int kMaxPlies = 254;  // in all: solve() declines a table with longer distances
 // A DTM sub-table's illegal positions (retra's DTM bytes hold 0..255, 255 for 254 plies, which
 // no pawnless table reaches: load refuses it).
 inline constexpr std::uint8_t kDtmIllegal = 255;
@@ -208,15 +210,14 @@ struct Table {
   int plies = 0;
   int longest = 0;  // the longest distance, in plies
   int base = 0;     // the plies the codes of wins and losses count from
-  // Once rebased: every win and loss as coded with base 0, for the distances of those coded
-  // "earlier" since.
+  // Once rebased: the distance in plies of each win and loss coded "earlier" (a byte holds the
+  // 254 plies solve() allows), written by the rebase that made it so; 0 elsewhere.
   LargeArray<std::uint8_t> before_base[2];
 
   // The distance of the win or loss at index idx of side s's table, in plies.
   int plies_to_go(Color s, std::uint64_t idx) const {
     const std::uint8_t x = v[s][idx];
-    if (x == kWonEarlier || x == kLostEarlier)
-      return base == 0 ? 0 : std::abs(distance(before_base[s][idx]));
+    if (x == kWonEarlier || x == kLostEarlier) return base == 0 ? 0 : before_base[s][idx];
     return std::abs(distance(x)) + base;
   }
   // Sets `longest` once the values are final: what a table that captures into this one needs to
@@ -354,7 +355,8 @@ constexpr std::uint8_t stored_dtm_byte(std::uint8_t v) {
                                  : std::uint8_t{0};
 }
 // The DTM byte of side s's final value at index idx of a solved DTM table, kDtmIllegal where
-// illegal (its distances end within 2 * kMaxWin plies, below that byte's 254).
+// illegal (its distances end within 254 plies, solve()'s limit, whose byte, 255, is kDtmIllegal's
+// too: a kept push is read for legal pushes only, and load() refuses a sub-table holding it).
 std::uint8_t dtm_byte_of(const Table& t, Color s, std::uint64_t idx);
 // Notes a converting move into a child of reach r (not none).
 void add(Conversions& c, Reach r);
@@ -377,9 +379,12 @@ inline void add_kept(Conversions& c, std::uint8_t x) {
 }
 
 struct SolveOptions {
-  // Codes are rebased once distances pass this many plies (kMaxWin: as late as the codes allow;
-  // less in tests, so that small tables take that path).
+  // Codes are rebased each time distances pass this many plies beyond the base (kMaxWin: as late
+  // as the codes allow; less in tests, so that small tables take that path).
   int rebase_at = kMaxWin;
+  // The longest distance solve() gives, in plies: a DTM byte holds distance + 1 (254 at most),
+  // and before_base a distance (less in tests, so that small tables are refused).
+  int max_plies = kMaxPlies;
   Progress* progress = nullptr;
   std::string label;                             // the progress bar's, e.g. "KQRvKR"
   std::function<void(const std::string&)> note;  // a line per ply, when given
@@ -389,8 +394,7 @@ struct SolveTimes {
 };
 // Builds t's values, its sub-tables (t.sub, t.sub_pawn) already built or loaded (with codes of
 // base 0, or no distance beyond the 50-move horizon). Fails when the memory cannot be had;
-// returns false when a distance outgrows the codes (beyond 2 * rebase_at plies), the values then
-// useless.
+// returns false when a distance passes SolveOptions::max_plies, the values then useless.
 Result<bool> solve(Table& t, const SolveOptions& o, SolveTimes* times = nullptr);
 
 // A placement's stored DTZ byte in retra's segment of the table (side to move, retra's placement
