@@ -2349,8 +2349,9 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
     }
     if (readers == 0) continue;
     int more = 0;
-    if (!pushes_room(bytes + top.size, limits.spare_bytes, nullptr, &more)) continue;
+    const bool room = pushes_room(bytes + top.size, limits.spare_bytes, nullptr, &more);
     dropped += more;
+    if (!room) continue;
     std::shared_ptr<LargeArray<std::uint8_t>> kept;
     if (!spares.empty()) {
       kept = std::move(spares.back());
