@@ -441,6 +441,70 @@ TEST_F(ChessSweepPawnKernel, EqualsTheGenericKernelOnEveryEntryAndBeyondTheHoriz
   equals_the_generic_kernel_beyond_the_horizon(game(), lower());
 }
 
+// What the sweep keeps of a pawn segment for the segment a rank behind (Game::pushes_) stays
+// within the memory the plan leaves (the whole set with all three metrics in one process was
+// killed for memory at 24.4 GB while kept pushes waited for their readers outside the plan): a
+// segment given just its own arrays' bytes drops the oldest entry, whose reader then reads its
+// pushes through lower, the same values. Each case on a fresh closure, whose map is empty.
+TEST_F(ChessSweepPawnKernel, KeptPushesStayWithinThePlan) {
+  std::vector<Material> targets;
+  for (const char* name : {"KRPvK", "KRvKP"}) targets.push_back(*parse_material(name));
+  kernels::KernelOptions o;
+  o.threads = 2;
+  constexpr std::uint64_t kRoom = std::uint64_t{1} << 30;
+  // Builds segment `name` of g given `spare` bytes; its statistics, empty where it declined.
+  auto run = [&](const Game& g, const char* name, std::uint64_t spare) {
+    std::map<std::string, double> stats;
+    const int s = g.find(name);
+    EXPECT_GE(s, 0) << name;
+    if (s < 0) return stats;
+    std::vector<std::uint8_t> mine(g.segment_size(s));
+    auto built = g.own_kernel(s, mine, lower(), o, {spare});
+    if (!built) return stats;
+    EXPECT_TRUE(*built) << (*built).error().message();
+    if (!*built) return stats;
+    EXPECT_EQ(mine, values_->at(s)) << name;
+    stats.insert((*built)->stats.begin(), (*built)->stats.end());
+    return stats;
+  };
+  auto closure = [&] {
+    auto g = Game::closure(targets, false);
+    EXPECT_TRUE(g) << g.error().message();
+    return *g;
+  };
+  {
+    // With room: KRvKP_b3 reads what KRvKP_b2 kept (a black pawn pushes down the board), in
+    // spite of KRPvK_w7 between them.
+    auto g = closure();
+    const auto b2 = run(*g, "KRvKP_b2", kRoom);
+    ASSERT_FALSE(b2.empty());
+    EXPECT_GT(b2.at("kept_bytes_held"), 0);
+    const auto w7 = run(*g, "KRPvK_w7", kRoom);
+    ASSERT_FALSE(w7.empty());
+    EXPECT_EQ(w7.at("kept_dropped"), 0);
+    EXPECT_GT(w7.at("kept_bytes_held"), b2.at("kept_bytes_held"));  // both entries
+    const auto b3 = run(*g, "KRvKP_b3", kRoom);
+    ASSERT_FALSE(b3.empty());
+    EXPECT_EQ(b3.at("kept_pushes"), 1);
+  }
+  {
+    // KRPvK_w7 given its own arrays' bytes alone: KRvKP_b2's entry is dropped to make room, and
+    // w7 keeps nothing itself; KRvKP_b3 then reads its pushes through lower.
+    auto g = closure();
+    const auto b2 = run(*g, "KRvKP_b2", kRoom);
+    ASSERT_FALSE(b2.empty());
+    const auto planned = run(*closure(), "KRPvK_w7", kRoom);
+    ASSERT_FALSE(planned.empty());
+    const auto w7 = run(*g, "KRPvK_w7", static_cast<std::uint64_t>(planned.at("planned_bytes")));
+    ASSERT_FALSE(w7.empty()) << "declined";
+    EXPECT_EQ(w7.at("kept_dropped"), 1);
+    EXPECT_EQ(w7.at("kept_bytes_held"), 0);
+    const auto b3 = run(*g, "KRvKP_b3", kRoom);
+    ASSERT_FALSE(b3.empty());
+    EXPECT_EQ(b3.at("kept_pushes"), 0);
+  }
+}
+
 // The closure of some tables, whose segments the own kernel and the generic kernel build from the
 // same children: made up (a hash of the entry: draws, and wins and losses of 0..126 plies, beyond
 // the 50-move horizon too), or, once read_built is set, those the sweep built here (each

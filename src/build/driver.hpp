@@ -15,9 +15,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <set>
 #include <string>
 #include <thread>
@@ -97,14 +97,22 @@ class ThreadPool {
 inline constexpr std::uint64_t kSmallSegment = 4u << 20;
 
 // Runs body(i) for every node i of a dependency graph (edges: deps(i)), each after its
-// dependencies, with up to `jobs` at once; `order` lists the nodes dependencies first.
+// dependencies, with up to `jobs` at once; `order` lists the nodes dependencies first. Of the
+// nodes ready, the one first in `order` starts first, so that one job runs them in that order:
+// the memory plan counts what is resident while each is built in that order, and a game's own
+// kernel may keep a segment's results for the next one there (chess keeps a pawn segment's
+// pushes for the segment a rank behind, which its depth-first order builds soon after). Taken
+// as they became ready instead (the flow graph's own order), a 3-5 piece chess build ran level
+// by level: kept pushes waited for readers many tables away.
 template <class Deps, class Body>
 void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body, int jobs) {
+  const auto n = static_cast<std::size_t>(nodes);
+  std::vector<std::size_t> rank(n, 0);  // each node's place in `order`
+  for (std::size_t k = 0; k < order.size(); ++k) rank[static_cast<std::size_t>(order[k])] = k;
 #ifdef RETRA_NO_TBB
   // Without TBB (the static build, as Debian ships TBB only shared, and the ThreadSanitizer build,
   // which cannot see the synchronization inside Debian's uninstrumented libtbb): `jobs` threads
-  // take nodes whose dependencies are done from one queue.
-  const auto n = static_cast<std::size_t>(nodes);
+  // take nodes whose dependencies are done from one queue, first in `order` first.
   std::vector<bool> listed(n, false);
   for (int s : order) listed[static_cast<std::size_t>(s)] = true;
   std::vector<int> waiting(n, 0);
@@ -115,9 +123,12 @@ void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body
         ++waiting[static_cast<std::size_t>(s)];
         users[static_cast<std::size_t>(d)].push_back(s);
       }
-  std::deque<int> ready;
+  auto later = [&](int a, int b) {
+    return rank[static_cast<std::size_t>(a)] > rank[static_cast<std::size_t>(b)];
+  };
+  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
   for (int s : order)
-    if (waiting[static_cast<std::size_t>(s)] == 0) ready.push_back(s);
+    if (waiting[static_cast<std::size_t>(s)] == 0) ready.push(s);
   std::mutex mu;
   std::condition_variable cv;
   std::size_t done = 0;
@@ -126,14 +137,14 @@ void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body
     for (;;) {
       cv.wait(lock, [&] { return !ready.empty() || done == order.size(); });
       if (ready.empty()) return;
-      const int s = ready.front();
-      ready.pop_front();
+      const int s = ready.top();
+      ready.pop();
       lock.unlock();
       body(s);
       lock.lock();
       ++done;
       for (int u : users[static_cast<std::size_t>(s)])
-        if (--waiting[static_cast<std::size_t>(u)] == 0) ready.push_back(u);
+        if (--waiting[static_cast<std::size_t>(u)] == 0) ready.push(u);
       cv.notify_all();
     }
   };
@@ -148,10 +159,13 @@ void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body
     tbb::flow::broadcast_node<tbb::flow::continue_msg> start(graph);
     std::vector<std::unique_ptr<tbb::flow::continue_node<tbb::flow::continue_msg>>> node(
         static_cast<std::size_t>(nodes));
+    // A node's priority (the graph runs the highest of those ready first; 0 is none).
     for (int s : order)
       node[static_cast<std::size_t>(s)] =
           std::make_unique<tbb::flow::continue_node<tbb::flow::continue_msg>>(
-              graph, [&body, s](const tbb::flow::continue_msg&) { body(s); });
+              graph, [&body, s](const tbb::flow::continue_msg&) { body(s); },
+              static_cast<tbb::flow::node_priority_t>(order.size() -
+                                                      rank[static_cast<std::size_t>(s)]));
     for (int s : order) {
       bool root = true;
       for (int d : deps(s))

@@ -2076,7 +2076,8 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
   }
   // What the sweep kept of earlier segments counts too: the whole set's DTZ run held 19.4 GB at
   // its peak, and with DTM in the same process the kernel was killed for memory at 24.4 GB.
-  int dropped = 0;  // entries of pushes_ dropped to make room
+  int dropped = 0;                      // entries of pushes_ dropped to make room
+  const std::uint64_t planned = bytes;  // this segment's arrays (for the statistics)
   if (!pushes_room(bytes, limits.spare_bytes, nullptr, &dropped)) return std::nullopt;
   // The sub-tables from the finished segments (the bare kings: built here, all draws).
   bool far_subs = false;  // one with a distance beyond the 50-move horizon
@@ -2403,6 +2404,7 @@ std::optional<Result<kernels::OwnKernelRun>> Game::own_kernel(
                {"kept_pushes", kept_pushes},
                {"kept_bytes_held", static_cast<double>(held)},
                {"kept_dropped", dropped},
+               {"planned_bytes", static_cast<double>(planned)},
                {"subtables_seconds", load_seconds},
                {"illegal_seconds", times.illegal},
                {"captures_seconds", times.captures},
