@@ -100,10 +100,9 @@ inline constexpr std::uint64_t kSmallSegment = 4u << 20;
 // dependencies, with up to `jobs` at once; `order` lists the nodes dependencies first. Of the
 // nodes ready, the one first in `order` starts first, so that one job runs them in that order:
 // the memory plan counts what is resident while each is built in that order, and a game's own
-// kernel may keep a segment's results for the next one there (chess keeps a pawn segment's
-// pushes for the segment a rank behind, which its depth-first order builds soon after). Taken
-// as they became ready instead (the flow graph's own order), a 3-5 piece chess build ran level
-// by level: kept pushes waited for readers many tables away.
+// kernel may keep a segment's results for a segment its depth-first order builds soon after.
+// Taken as they became ready instead (the flow graph's own order), a large closure ran level by
+// level, and what a kernel kept waited for readers many tables away (docs/ARCHITECTURE.md).
 template <class Deps, class Body>
 void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body, int jobs) {
   const auto n = static_cast<std::size_t>(nodes);
