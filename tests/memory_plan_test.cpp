@@ -178,10 +178,13 @@ TEST(MemoryPlan, TheBuildFollowsThePlansOrder) {
       std::vector<int> at(kNodes, -1);
       for (std::size_t k = 0; k < ran.size(); ++k)
         at[static_cast<std::size_t>(ran[k])] = static_cast<int>(k);
-      for (int s = 0; s < kNodes; ++s)
+      for (int s = 0; s < kNodes; ++s) {
+        EXPECT_GE(at[static_cast<std::size_t>(s)], 0)
+            << "trial " << trial << ": " << s << " never ran (another ran twice)";
         for (int d : deps[static_cast<std::size_t>(s)])
           EXPECT_LT(at[static_cast<std::size_t>(d)], at[static_cast<std::size_t>(s)])
               << "trial " << trial << ": " << s << " ran before its dependency " << d;
+      }
     }
   }
 }
