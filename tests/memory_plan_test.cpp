@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "awari_util.hpp"
@@ -187,6 +190,22 @@ TEST(MemoryPlan, TheBuildFollowsThePlansOrder) {
       }
     }
   }
+}
+
+// More jobs than hardware threads (`--threads 4` on 2 cores) run as many as the machine has,
+// and nothing but retra's own output reaches stderr: TBB's arena, asked for more workers than
+// its limit, printed "TBB Warning: The number of workers is currently limited to ...".
+TEST(MemoryPlan, MoreJobsThanCoresPrintNothing) {
+  const int jobs = static_cast<int>(std::thread::hardware_concurrency()) + 2;
+  std::vector<int> order(8);
+  for (int i = 0; i < 8; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::atomic<int> ran{0};
+  ::testing::internal::CaptureStderr();
+  builder::schedule(
+      order, 8, [](int) { return std::vector<int>{}; }, [&](int) { ++ran; }, jobs);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(ran.load(), 8);
+  EXPECT_EQ(err, "") << jobs << " jobs";
 }
 
 TEST(MemoryPlan, BuildThatCannotFitChangesNothing) {

@@ -9,9 +9,11 @@
 
 #ifndef RETRA_NO_TBB
 #include <tbb/flow_graph.h>
+#include <tbb/info.h>
 #include <tbb/task_arena.h>
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -152,7 +154,9 @@ void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body
   worker();
   for (auto& t : helpers) t.join();
 #else
-  tbb::task_arena arena(std::max(1, jobs));
+  // No more jobs than the machine has hardware threads: TBB would run no more anyway, and asked
+  // for more (`--threads 4` on 2 cores) it printed a warning of its own on stderr.
+  tbb::task_arena arena(std::clamp(jobs, 1, std::max(1, tbb::info::default_concurrency())));
   arena.execute([&] {
     tbb::flow::graph graph;
     tbb::flow::broadcast_node<tbb::flow::continue_msg> start(graph);
