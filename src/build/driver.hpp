@@ -98,6 +98,15 @@ class ThreadPool {
 // Segments smaller than this are built on one thread, beside others.
 inline constexpr std::uint64_t kSmallSegment = 4u << 20;
 
+// The threads the machine gives this process (TBB's count honours the CPU affinity mask).
+inline int hardware_threads() {
+#ifdef RETRA_NO_TBB
+  return static_cast<int>(std::thread::hardware_concurrency());
+#else
+  return tbb::info::default_concurrency();
+#endif
+}
+
 // Runs body(i) for every node i of a dependency graph (edges: deps(i)), each after its
 // dependencies, with up to `jobs` at once; `order` lists the nodes dependencies first. Of the
 // nodes ready, the one first in `order` starts first, so that one job runs them in that order:
@@ -110,6 +119,10 @@ void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body
   const auto n = static_cast<std::size_t>(nodes);
   std::vector<std::size_t> rank(n, 0);  // each node's place in `order`
   for (std::size_t k = 0; k < order.size(); ++k) rank[static_cast<std::size_t>(order[k])] = k;
+  // No more jobs than hardware threads: more would only share the cores. TBB ran no more anyway,
+  // and asked for more workers than its limit (`--threads 4` on 2 cores) it printed a warning of
+  // its own on stderr.
+  jobs = std::clamp(jobs, 1, std::max(1, hardware_threads()));
 #ifdef RETRA_NO_TBB
   // Without TBB (the static build, as Debian ships TBB only shared, and the ThreadSanitizer build,
   // which cannot see the synchronization inside Debian's uninstrumented libtbb): `jobs` threads
@@ -150,13 +163,11 @@ void schedule(const std::vector<int>& order, int nodes, Deps&& deps, Body&& body
     }
   };
   std::vector<std::thread> helpers;
-  for (int k = 1; k < std::max(1, jobs); ++k) helpers.emplace_back(worker);
+  for (int k = 1; k < jobs; ++k) helpers.emplace_back(worker);
   worker();
   for (auto& t : helpers) t.join();
 #else
-  // No more jobs than the machine has hardware threads: TBB would run no more anyway, and asked
-  // for more (`--threads 4` on 2 cores) it printed a warning of its own on stderr.
-  tbb::task_arena arena(std::clamp(jobs, 1, std::max(1, tbb::info::default_concurrency())));
+  tbb::task_arena arena(jobs);
   arena.execute([&] {
     tbb::flow::graph graph;
     tbb::flow::broadcast_node<tbb::flow::continue_msg> start(graph);

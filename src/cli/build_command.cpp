@@ -217,7 +217,8 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
   sub->add_option("--db", c.db, "Database directory (created if missing)")->required();
   sub->add_option("--threads", c.threads, "Worker threads (default: all hardware threads)")
       ->check(CLI::Range(1, 4096));
-  sub->add_option("--jobs", a->jobs, "Segments built at once (default: up to --threads)")
+  sub->add_option("--jobs", a->jobs,
+                  "Segments built at once (default: up to --threads; at most the hardware threads)")
       ->check(CLI::Range(1, 4096));
   if (game.value_kind() == ValueKind::score)
     sub->add_option("--kernel", a->kernel,
