@@ -1225,8 +1225,13 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
   // those the ply before pushed) times kMarkReads outnumber the other side's open positions,
   // ply n marks none, and ply n+1 checks every open position of that side instead: one that is
   // not a candidate has no move into a win, so its first move ends the check, about kMarkReads
-  // times cheaper than a parent's marking (KQRvKR read 17-30 parents per win).
-  constexpr std::uint64_t kMarkReads = 6;
+  // times cheaper than marking a win's parents (16-30 random compare-exchanges, and the checks
+  // of the candidates they make). 6 when it was chosen, before the checks went a run of 64 at a
+  // time over an exact 32-byte scan; since then the crossover lies near 32: against 6, the
+  // DTM plies took 11% less time in KRPvKR, 15% in KQRvKR, 17-25% in KRBvKR and KRNvKR (half
+  // the table reads, or less), KRPvKR's DTZ 6% less; KQRvKR's DTZ and KBBvKN's plies chose the
+  // same (a pulled pair of KBBvKN's plies, 52 open positions a seed, took as long as marked).
+  constexpr std::uint64_t kMarkReads = 32;
   // A pulled side is checked a run at a time where more than one position in kDense is open
   // (where fewer are, most runs hold one or two, and a run's reads cost each more than one
   // position's: pulling all of KQRvKR's sides by runs took its plies 0.1 s longer). Pulling a
