@@ -193,8 +193,8 @@ TEST(MemoryPlan, TheBuildFollowsThePlansOrder) {
 }
 
 // More jobs than hardware threads (`--threads 4` on 2 cores): every node still runs, and nothing
-// reaches stderr: TBB's arena, asked for more workers than
-// its limit, printed "TBB Warning: The number of workers is currently limited to ...".
+// reaches stderr: TBB's arena, asked for more workers than its limit, printed "TBB Warning: The
+// number of workers is currently limited to ...".
 TEST(MemoryPlan, MoreJobsThanCoresPrintNothing) {
   const int jobs = static_cast<int>(std::thread::hardware_concurrency()) + 2;
   std::vector<int> order(8);
