@@ -19,6 +19,7 @@
 #include <cassert>
 #include <chrono>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -61,6 +62,10 @@ struct BackwardStats {
   // the bytes of updates spilled to storage out of core.
   std::uint64_t partitions = 0;
   std::uint64_t spilled_bytes = 0;
+  // Out of core: the most bytes the update buckets held allocated at once (their vectors'
+  // capacities, all threads together): OutOfCore::batch_bytes() at most, unless that is less
+  // than one update a bucket.
+  std::uint64_t batch_peak_bytes = 0;
   // Distances beyond a byte (kinds whose rules allow them, Rules<K>::kFarLevel): the positions
   // whose value is a far code, as (index, code) in index order. Their byte holds the kind's
   // clamped code (dtz: 253 for a win, 254 for a loss, which alone mean exactly 126 plies).
@@ -1131,15 +1136,20 @@ class Run {
   }
 
   // The unmoves of the frontier entries [b, e) as updates in the buckets of their owners (mine:
-  // the calling thread's bucket per partition); returns how many.
+  // the calling thread's bucket per partition); returns how many. A bucket that reaches `full`
+  // updates is handed to spill(partition), which empties it (out of core).
+  template <class Spill = std::nullptr_t>
   std::uint64_t send(const std::uint64_t* frontier, std::uint64_t b, std::uint64_t e,
-                     std::vector<Update>* mine) const {
+                     std::vector<Update>* mine, std::size_t full = 0, Spill&& spill = {}) const {
     std::uint64_t sent = 0;
     for (std::uint64_t f = b; f < e; ++f) {
       const std::uint64_t loss = frontier[f] & kLossBit;
       g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
                          [&](std::uint64_t p, const Pos& pp) {
-                           mine[p / part_size_].push_back({p | loss, entry_of(p, pp)});
+                           const std::uint64_t q = p / part_size_;
+                           mine[q].push_back({p | loss, entry_of(p, pp)});
+                           if constexpr (!std::is_same_v<std::decay_t<Spill>, std::nullptr_t>)
+                             if (mine[q].size() == full) spill(q);
                            ++sent;
                          });
     }
@@ -1239,22 +1249,28 @@ class Run {
 
   // ---- expand, out of core: the partitioned expansion with spill files ----------------------
   // One round per level, so that each partition is applied once: the frontier is read in tasks
-  // (and its pages released behind them); a thread's buckets go to the partitions' spill files
-  // whenever they hold more than its share of OutOfCore::batch_bytes(). Then each partition is
-  // made resident (touch) and gets its spilled updates, then those still in the buckets; the
-  // positions it decides go to the next frontier. The order of a level's updates does not matter
-  // (expand_partitioned), so the values are those of the in-memory kernel.
+  // (and its pages released behind them); a thread's bucket for a partition goes to that
+  // partition's spill file whenever it is full. Then each partition is made resident (touch) and
+  // gets its spilled updates, then those still in the buckets; the positions it decides go to
+  // the next frontier. The order of a level's updates does not matter (expand_partitioned), so
+  // the values are those of the in-memory kernel.
   Status expand_out_of_core(int stage, int level) {
     const std::uint64_t n = frontier_.size();
     const std::size_t parts = partitions_;
     const std::uint64_t kTask = std::clamp<std::uint64_t>(chunk_ / 16, 4, 4096);
-    const std::uint64_t share = std::max<std::uint64_t>(
-        1, ooc_->batch_bytes() / static_cast<std::uint64_t>(threads_) / sizeof(Update));
+    // Every bucket has the same fixed capacity, reserved once: all of them together are
+    // OutOfCore::batch_bytes(), the budget the plan gave them. (Growing vectors kept, per
+    // partition, the capacity of its busiest level, whichever partitions a level's updates went
+    // to: on KNNNNvK at --memory 1G they came to 1.3 GiB.) A budget of a few updates a bucket
+    // makes many small writes, but stays the budget.
+    const auto full = static_cast<std::size_t>(std::max<std::uint64_t>(
+        1, ooc_->batch_bytes() / sizeof(Update) / (static_cast<std::uint64_t>(threads_) * parts)));
     const std::uint64_t* const frontier = frontier_.data();
     // Kept from level to level: freeing them would return their pages, and every level would
     // fault them in again.
     auto& buckets = ooc_buckets_;
     buckets.resize(static_cast<std::size_t>(threads_) * parts);
+    for (auto& b : buckets) b.reserve(full);
     std::mutex error_mu;
     std::optional<Error> error;
     auto keep = [&](Status st) {
@@ -1267,22 +1283,15 @@ class Run {
     {
       std::vector<Update>* const mine =
           &buckets[static_cast<std::size_t>(omp_get_thread_num()) * parts];
-      std::uint64_t held = 0;
+      auto spill = [&](std::uint64_t q) {
+        keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
+                              mine[q].size() * sizeof(Update)}));
+        mine[q].clear();  // the capacity stays
+      };
 #pragma omp for schedule(dynamic, 1)
       for (std::uint64_t t = 0; t < n; t += kTask) {
         const std::uint64_t tend = std::min(n, t + kTask);
-        const std::uint64_t sent = send(frontier, t, tend, mine);
-        preds += sent;
-        held += sent;
-        if (held >= share) {
-          for (std::size_t q = 0; q < parts; ++q)
-            if (!mine[q].empty()) {
-              keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
-                                    mine[q].size() * sizeof(Update)}));
-              mine[q].clear();
-            }
-          held = 0;
-        }
+        preds += send(frontier, t, tend, mine, full, spill);
         ooc_->release(frontier + t, (tend - t) * sizeof(std::uint64_t));
         progress_advance(opt_.progress, tend - t);
       }
@@ -1318,6 +1327,9 @@ class Run {
       }
     }
     next_.gather(parts_);
+    std::uint64_t held = 0;
+    for (const auto& b : buckets) held += b.capacity() * sizeof(Update);
+    st_.batch_peak_bytes = std::max(st_.batch_peak_bytes, held);
     if (error) return *error;
     return {};
   }

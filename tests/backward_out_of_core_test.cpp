@@ -176,6 +176,54 @@ TEST(BackwardCluster, RanksResumeTogether) {
   }
 }
 
+// Each level's updates all go to one partition, another one at every level (a chain of
+// partitions, each position with 100 moves into the partition before): the update buckets stay
+// within the batch budget, a fixed share each, spilled when full. (Vectors that grew, spilled
+// only when a thread's updates together reached its share, kept per partition the capacity of
+// its busiest level: 4 to 8 times this budget here, 1.3 GiB on KNNNNvK at --memory 1G.)
+TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
+  constexpr std::uint64_t kParts = 20, kWidth = 16, kMoves = 100, n = kParts * kWidth;
+  Graph<ValueKind::wdl> g;
+  g.quiet.resize(n);
+  g.preds.resize(n);
+  g.exits.resize(n);
+  g.no_move.assign(n, 2);  // the first partition's positions, without moves, are lost
+  g.terminal.resize(n);
+  g.exit_value = {0};
+  g.bound = 8;
+  for (std::uint64_t i = kWidth; i < n; ++i)
+    for (std::uint64_t k = 0; k < kMoves; ++k)
+      g.quiet[i].push_back((i / kWidth - 1) * kWidth + k % kWidth);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (auto c : g.quiet[i]) g.preds[c].push_back(i);
+  std::vector<std::uint8_t> want(n);
+  const auto clean = run_kernel(g, want, 1, nullptr);
+  ASSERT_TRUE(clean) << clean.error().message();
+  ASSERT_EQ(clean->predecessors, (kParts - 1) * kWidth * kMoves);  // every level reached
+  const test::TempDir dir;
+  for (int threads : {1, 2, 3}) {
+    // A bucket of 256 updates (16 bytes each) per partition and thread.
+    const std::uint64_t batch = kParts * static_cast<std::uint64_t>(threads) * 256 * 16;
+    auto store =
+        builder::FileOutOfCore::create(dir.path() / ("t" + std::to_string(threads)), 64, batch);
+    ASSERT_TRUE(store) << store.error().message();
+    auto mapped = (*store)->array("values", n, false);
+    ASSERT_TRUE(mapped);
+    kernels::BackwardOptions opt;
+    opt.threads = threads;
+    opt.chunk = kWidth;
+    opt.out_of_core = store->get();
+    const auto st = backward_on(g, *mapped, opt);
+    ASSERT_TRUE(st) << st.error().message();
+    EXPECT_TRUE(std::equal(mapped->begin(), mapped->end(), want.begin())) << threads;
+    expect_same_counts(*st, *clean);
+    EXPECT_EQ(st->partitions, kParts);
+    EXPECT_GT(st->spilled_bytes, 0u);
+    EXPECT_GT(st->batch_peak_bytes, 0u);
+    EXPECT_LE(st->batch_peak_bytes, batch) << threads << " threads";
+  }
+}
+
 // Spill files: appended pieces come back in order, in whole records, and a drained partition is
 // empty; the store's directory goes with it.
 TEST(BackwardOutOfCore, SpillFilesKeepOrderAndEmptyWhenDrained) {

@@ -677,7 +677,10 @@ class Driver {
                 {"checkpoints", st->checkpoints},
                 {"checkpoint_seconds", st->checkpoint_seconds}};
     if (st->partitions > 0) kr.stats["partitions"] = st->partitions;
-    if (ooc) kr.stats["spilled_bytes"] = st->spilled_bytes;
+    if (ooc) {
+      kr.stats["spilled_bytes"] = st->spilled_bytes;
+      kr.stats["batch_peak_bytes"] = st->batch_peak_bytes;
+    }
     if (st->resumed_level >= 0) {
       kr.stats["resumed_level"] = st->resumed_level;
       kr.stats["resumed_decided"] = st->resumed_decided;
@@ -717,10 +720,10 @@ class Driver {
       const std::uint64_t work = out_of_core_[s] /
                                  static_cast<std::uint64_t>(std::max(1, req_.threads)) *
                                  static_cast<std::uint64_t>(threads);
-      // A quarter for resident partitions, an eighth for update batches (their vectors grow to
-      // twice what they hold), the rest for what the allocator keeps, pages of frontiers and
-      // checkpoints in flight: measured on Awari 0..24 at a third of its in-memory need, a
-      // half for resident partitions went 6% over the limit.
+      // A quarter for resident partitions, an eighth for update batches, the rest for what the
+      // allocator keeps, pages of frontiers and checkpoints in flight: measured on Awari 0..24
+      // at a third of its in-memory need, a half for resident partitions went 6% over the
+      // limit.
       auto store = FileOutOfCore::create(out_of_core_dir(s), work / 4, work / 8);
       if (!store) return std::move(store).error();
       ooc = std::move(*store);
