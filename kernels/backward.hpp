@@ -1261,8 +1261,8 @@ class Run {
     // Every bucket has the same fixed capacity, reserved once: all of them together are
     // OutOfCore::batch_bytes(), the budget the plan gave them. (Growing vectors kept, per
     // partition, the capacity of its busiest level, whichever partitions a level's updates went
-    // to: 1.3 GiB at a 1 GiB limit, docs/CHESS.md "6-piece tables".) A budget of a few updates
-    // a bucket makes many small writes, but stays the budget.
+    // to: 1.3 GiB at a 1 GiB limit, docs/ARCHITECTURE.md, the memory plan.) A budget of a few
+    // updates a bucket makes many small writes, but stays the budget.
     const auto full = static_cast<std::size_t>(std::max<std::uint64_t>(
         1, ooc_->batch_bytes() / sizeof(Update) / (static_cast<std::uint64_t>(threads_) * parts)));
     const std::uint64_t* const frontier = frontier_.data();
