@@ -9,9 +9,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <initializer_list>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -70,7 +74,104 @@ std::optional<std::uint64_t> number_in(const char* path) noexcept {
   return static_cast<std::uint64_t>(v);
 }
 
+// The lines of a file, empty when it cannot be read.
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// A path field of /proc/self/mountinfo with its octal escapes (\040 for a space) decoded.
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '3') {
+      out.push_back(
+          static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
+      i += 3;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (std::size_t at = 0;;) {
+    const std::size_t next = s.find(sep, at);
+    out.push_back(
+        s.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at));
+    if (next == std::string_view::npos) return out;
+    at = next + 1;
+  }
+}
+
+// A cgroup hierarchy as mounted: where, and which of its groups the mount shows at its top.
+struct CgroupMount {
+  std::string root, point;
+};
+
 }  // namespace
+
+std::optional<CgroupLimit> cgroup_memory_limit(const std::string& root) {
+  // The mounts of cgroup v2 and of v1's memory controller (the first of each).
+  std::optional<CgroupMount> v2, v1;
+  for (const std::string& line : lines_of(root + "/proc/self/mountinfo")) {
+    const std::vector<std::string_view> f = split(line, ' ');
+    std::size_t dash = 6;  // optional fields end at "-"; then type, source, super options
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (f.size() < 5 || dash + 3 >= f.size()) continue;
+    const std::string_view type = f[dash + 1];
+    CgroupMount m{unescape(f[3]), unescape(f[4])};
+    if (type == "cgroup2" && !v2) v2 = m;
+    if (type == "cgroup" && !v1)
+      for (std::string_view o : split(f[dash + 3], ','))
+        if (o == "memory") v1 = m;
+  }
+  if (!v2) v2 = CgroupMount{"/", "/sys/fs/cgroup"};  // where /proc cannot tell, the usual places
+  if (!v1) v1 = CgroupMount{"/", "/sys/fs/cgroup/memory"};
+  std::optional<CgroupLimit> best;
+  // Every limit file from the process's group up to the mount's top.
+  auto walk = [&](const CgroupMount& m, std::string_view path,
+                  std::initializer_list<const char*> files) {
+    std::string rel(path);
+    if (m.root != "/") {
+      // A mount of a subtree (a container's): the group's path below it, or its top where the
+      // group lies outside it.
+      if (rel.starts_with(m.root) && (rel.size() == m.root.size() || rel[m.root.size()] == '/'))
+        rel = rel.substr(m.root.size());
+      else
+        rel.clear();
+    }
+    while (!rel.empty() && rel.back() == '/') rel.pop_back();
+    for (;;) {
+      for (const char* name : files) {
+        const std::string file = m.point + rel + "/" + name;
+        const auto v = number_in((root + file).c_str());
+        // v2 writes "max" for none (no number), v1 a number near 2^63.
+        if (v && *v < (std::uint64_t{1} << 62) && (!best || *v < best->bytes))
+          best = CgroupLimit{*v, file};
+      }
+      if (rel.empty()) return;
+      const std::size_t slash = rel.rfind('/');
+      rel.resize(slash == std::string::npos ? 0 : slash);
+    }
+  };
+  for (const std::string& line : lines_of(root + "/proc/self/cgroup")) {
+    // "hierarchy:controllers:path"; the path may hold ':' itself.
+    const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string_view controllers = std::string_view(line).substr(a + 1, b - a - 1);
+    const std::string_view path = std::string_view(line).substr(b + 1);
+    if (line.compare(0, a, "0") == 0 && controllers.empty())
+      walk(*v2, path, {"memory.max", "memory.high"});
+    for (std::string_view c : split(controllers, ','))
+      if (c == "memory") walk(*v1, path, {"memory.limit_in_bytes"});
+  }
+  return best;
+}
 
 MemoryCeiling memory_ceiling() noexcept {
   MemoryCeiling c;
@@ -86,12 +187,11 @@ MemoryCeiling memory_ceiling() noexcept {
     const std::uint64_t usable = left > reserve ? left - reserve : 0;
     if (usable < c.bytes) c = {usable, name, resource == RLIMIT_AS};
   }
-  // cgroup v2, then v1 (whose "unlimited" is a huge number, above the machine's memory).
-  std::optional<std::uint64_t> cg = number_in("/sys/fs/cgroup/memory.max");
-  if (!cg) cg = number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes");
-  if (cg && *cg < physical_memory_bytes()) {
-    const std::uint64_t usable = *cg / 5 * 4;
-    if (usable < c.bytes) c = {usable, "the cgroup's memory.max"};
+  // The process's own cgroups (v2, v1), not only the hierarchy's top: a limit set with
+  // systemd-run or on a group below the container's binds as hard.
+  if (const auto cg = cgroup_memory_limit(); cg && cg->bytes < physical_memory_bytes()) {
+    const std::uint64_t usable = cg->bytes / 5 * 4;
+    if (usable < c.bytes) c = {usable, fmt::format("80% of the cgroup's limit ({})", cg->file)};
   }
   return c;
 }

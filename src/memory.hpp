@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -101,6 +102,19 @@ struct MemoryCeiling {
   bool address_space = false;  // set by ulimit -v, which counts file mappings too
 };
 MemoryCeiling memory_ceiling() noexcept;
+
+// The least memory limit of the cgroups this process is in, ancestors included (a parent's
+// limit binds its children): cgroup v2's memory.max and memory.high (above it the kernel
+// throttles the group), v1's memory.limit_in_bytes, found through /proc/self/cgroup and
+// /proc/self/mountinfo, so that a limit set on the process's own group (systemd-run -p
+// MemoryMax=, a non-root group) counts, not only the mount's root. `root` prefixes every path
+// read ("" for the live system; tests pass a directory laid out like one). nullopt when none
+// limits memory (v2's "max", v1's near-2^63) or nothing can be read.
+struct CgroupLimit {
+  std::uint64_t bytes = 0;
+  std::string file;  // the file that set it, e.g. /sys/fs/cgroup/user.slice/x.scope/memory.max
+};
+std::optional<CgroupLimit> cgroup_memory_limit(const std::string& root = "");
 std::uint64_t peak_rss_bytes() noexcept;
 // Gives the allocator's free memory back to the system (glibc keeps freed chunks of up to 32 MiB
 // in its heaps, and a build's resident set would carry every earlier segment's vectors).

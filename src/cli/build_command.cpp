@@ -29,7 +29,8 @@ struct BuildArgs {
   std::string entry_order = "auto";
   std::string class_half = "auto";
   bool force = false;
-  std::string memory = "80%";
+  std::string memory;                   // --memory as given
+  CLI::Option* memory_given = nullptr;  // its option: unused means the default, 80% of RAM
   bool low_memory = false;
   bool out_of_core = false;
   bool plan = false;
@@ -117,9 +118,12 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
   req.fill_rule_entries = !a.no_fill;
   req.order = format::parse_order_choice(a.entry_order).value();  // CLI::IsMember checked it
   req.class_half = format::parse_class_half_choice(a.class_half).value();  // likewise
-  auto limit = parse_memory_size(a.memory);
-  if (!limit) return report_error(c, limit.error());
-  req.memory_limit = *limit;
+  // Unset: 0, the default (80% of RAM), which the plan then names as such.
+  if (a.memory_given && a.memory_given->count() > 0) {
+    auto limit = parse_memory_size(a.memory);
+    if (!limit) return report_error(c, limit.error());
+    req.memory_limit = *limit;
+  }
   req.low_memory = a.low_memory;
   req.out_of_core = a.out_of_core;
   req.checkpoint_seconds = a.checkpoint_every;
@@ -254,9 +258,10 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                   "that compresses better), lower, upper, or none (docs/FORMAT.md)")
       ->check(CLI::IsMember({"auto", "none", "lower", "upper"}));
   sub->add_flag("--force", a->force, "Rebuild the named segments if they exist");
-  sub->add_option("--memory", a->memory,
-                  "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "
-                  "cannot fit is refused before it starts");
+  a->memory_given =
+      sub->add_option("--memory", a->memory,
+                      "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "
+                      "cannot fit is refused before it starts");
   sub->add_flag("--plan", a->plan,
                 "Only print the memory plan: what each segment needs and whether it fits "
                 "--memory (in memory, out of core, dependencies from disk, or not at all) and "

@@ -1,0 +1,112 @@
+// The cgroup memory limit the planner takes as a ceiling, read from directories laid out like
+// /proc and /sys: the process's own group and its ancestors count (v2 and v1), a container's
+// subtree mount, escaped mount points, and "no limit" in either version's spelling.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "src/memory.hpp"
+#include "test_util.hpp"
+
+namespace retra {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fake root: /proc/self/{mountinfo,cgroup} and limit files under it.
+class FakeRoot {
+ public:
+  void put(const std::string& path, const std::string& text) const {
+    const fs::path p = dir_.path() / path.substr(1);
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+  std::optional<CgroupLimit> limit() const { return cgroup_memory_limit(dir_.path().string()); }
+
+ private:
+  test::TempDir dir_;
+};
+
+constexpr const char* kV2Mount =
+    "29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 "
+    "rw,nsdelegate,memory_recursiveprot\n";
+constexpr const char* kRootAndV2Mounts =
+    "22 1 8:1 / / rw,relatime - ext4 /dev/vda rw\n"
+    "29 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
+constexpr const char* kV1Mounts =
+    "30 23 0:27 / /sys/fs/cgroup/cpu rw,nosuid - cgroup cgroup rw,cpu\n"
+    "31 23 0:28 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory\n";
+
+TEST(CgroupLimit, AParentGroupsLimitBindsItsChildren) {
+  FakeRoot r;
+  r.put("/proc/self/mountinfo", kRootAndV2Mounts);
+  r.put("/proc/self/cgroup", "0::/system.slice/retra.scope\n");
+  r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.max", "max\n");
+  r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.high", "max\n");
+  r.put("/sys/fs/cgroup/system.slice/memory.max", "1073741824\n");
+  const auto l = r.limit();
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->bytes, 1u << 30);
+  EXPECT_EQ(l->file, "/sys/fs/cgroup/system.slice/memory.max");
+
+  // The group's own limit, and memory.high below it, win where they are lower.
+  r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.max", "536870912\n");
+  EXPECT_EQ(r.limit()->bytes, 512u << 20);
+  r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.high", "268435456\n");
+  EXPECT_EQ(r.limit()->file, "/sys/fs/cgroup/system.slice/retra.scope/memory.high");
+  EXPECT_EQ(r.limit()->bytes, 256u << 20);
+}
+
+TEST(CgroupLimit, V1MemoryControllerOfANonRootGroup) {
+  FakeRoot r;
+  r.put("/proc/self/mountinfo", kV1Mounts);
+  r.put("/proc/self/cgroup", "5:cpu:/\n4:memory:/retra_test\n0::/\n");
+  r.put("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");  // unlimited
+  r.put("/sys/fs/cgroup/memory/retra_test/memory.limit_in_bytes", "268435456\n");
+  const auto l = r.limit();
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->bytes, 256u << 20);
+  EXPECT_EQ(l->file, "/sys/fs/cgroup/memory/retra_test/memory.limit_in_bytes");
+}
+
+TEST(CgroupLimit, AContainersSubtreeMountAndEscapedMountPoints) {
+  FakeRoot r;
+  // The container sees its own group at the mount's top; /proc/self/cgroup names it in full.
+  r.put("/proc/self/mountinfo",
+        "40 30 0:26 /docker/abc /sys/fs/cgroup\\040v2 ro - cgroup2 cgroup2 rw\n");
+  r.put("/proc/self/cgroup", "0::/docker/abc/worker\n");
+  r.put("/sys/fs/cgroup v2/memory.max", "2147483648\n");
+  r.put("/sys/fs/cgroup v2/worker/memory.max", "max\n");
+  const auto l = r.limit();
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->bytes, 2u << 30);
+  EXPECT_EQ(l->file, "/sys/fs/cgroup v2/memory.max");
+
+  // A group outside the mount's subtree is read at the mount's top.
+  r.put("/proc/self/cgroup", "0::/elsewhere/x\n");
+  EXPECT_EQ(r.limit()->bytes, 2u << 30);
+  r.put("/proc/self/cgroup", "0::odd\n0:\n");  // malformed lines: no crash
+  EXPECT_EQ(r.limit()->bytes, 2u << 30);
+}
+
+TEST(CgroupLimit, NoneWhereNothingLimitsOrNothingCanBeRead) {
+  FakeRoot r;
+  EXPECT_FALSE(r.limit());  // no /proc at all
+  r.put("/proc/self/mountinfo", kV2Mount);
+  r.put("/proc/self/cgroup", "0::/user.slice\n");
+  r.put("/sys/fs/cgroup/user.slice/memory.max", "max\n");
+  r.put("/sys/fs/cgroup/user.slice/memory.high", "max\n");
+  EXPECT_FALSE(r.limit());
+  r.put("/sys/fs/cgroup/user.slice/memory.max", "garbage\n");
+  EXPECT_FALSE(r.limit());
+  // Without mountinfo, the usual mount point.
+  r.put("/proc/self/mountinfo", "");
+  r.put("/sys/fs/cgroup/user.slice/memory.max", "4294967296\n");
+  ASSERT_TRUE(r.limit());
+  EXPECT_EQ(r.limit()->bytes, 4ull << 30);
+}
+
+}  // namespace
+}  // namespace retra
