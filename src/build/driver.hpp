@@ -542,7 +542,8 @@ class Driver {
   // backward one (with the distance-to-conversion fallback of the games that allow it).
   template <ValueKind KS>
   Result<KernelRun> run_kernel(int s, std::span<std::uint8_t> values, Lookup<G, KS>& lookup,
-                               int threads, kernels::OutOfCore* ooc, bool share) {
+                               int threads, kernels::OutOfCore* ooc, bool share,
+                               bool holes_out_of_core) {
     const G& g = *sel_.game;
     kernels::KernelOptions ko;
     ko.threads = threads;
@@ -580,13 +581,14 @@ class Driver {
       }
     }
     // The kernel (the game's own or the backward one) marks the holes while it works when they
-    // are all the game's rules answer and its arrays are in memory here. The bitmap (entries / 8
-    // bytes) saves time, not memory, so the plan does not count it: it is made only where the
-    // plan leaves room for it (this segment's share of the headroom, as for the forward kernel's
-    // graph), and a segment that would not fit without it never goes out of core for it.
+    // are all the game's rules answer. The bitmap (entries / 8 bytes) saves time, not memory,
+    // so the plan does not count it: in memory it is made only where the plan leaves room for
+    // it (this segment's share of the headroom, as for the forward kernel's graph), and a
+    // segment that would not fit without it never goes out of core for it; out of core where
+    // build_segment took it out of the kernel's work budget (holes_out_of_core).
     const std::uint64_t hole_words = (g.segment_size(Seg(s)) + 63) / 64;
     if constexpr (HasValidity<G> && !HasTerminalValue<G>)
-      if (!ooc && !req_.cluster && hole_words * 8 <= headroom_share(threads)) {
+      if (!req_.cluster && (ooc ? holes_out_of_core : hole_words * 8 <= headroom_share(threads))) {
         kr.holes.assign(hole_words, 0);
         ko.holes = kr.holes.data();
       }
@@ -680,6 +682,7 @@ class Driver {
     if (ooc) {
       kr.stats["spilled_bytes"] = st->spilled_bytes;
       kr.stats["batch_peak_bytes"] = st->batch_peak_bytes;
+      kr.stats["holes"] = !kr.holes.empty();  // whether the statistics and writer had them
     }
     if (st->resumed_level >= 0) {
       kr.stats["resumed_level"] = st->resumed_level;
@@ -713,13 +716,24 @@ class Driver {
     std::optional<Values> in_memory;
     std::unique_ptr<FileOutOfCore> ooc;
     std::span<std::uint8_t> values;
+    bool holes_out_of_core = false;
     if (out_of_core_[s] > 0) {
       return_free_memory();  // what earlier segments freed must not count against this one
       // Small segments run side by side, one thread each: they share the work budget by the
       // threads they were lent (a large one has them all).
-      const std::uint64_t work = out_of_core_[s] /
-                                 static_cast<std::uint64_t>(std::max(1, req_.threads)) *
-                                 static_cast<std::uint64_t>(threads);
+      std::uint64_t work = out_of_core_[s] / static_cast<std::uint64_t>(std::max(1, req_.threads)) *
+                           static_cast<std::uint64_t>(threads);
+      // The holes' bitmap (a bit per position) spares the statistics and the writer a position
+      // step per entry (measured in docs/ARCHITECTURE.md, the backward kernel's memory plan):
+      // out of core it comes out of the work budget, where it takes no more than a quarter, so
+      // that resident partitions and update batches keep at least three quarters of theirs.
+      if constexpr (HasValidity<G> && !HasTerminalValue<G>) {
+        const std::uint64_t hole_bytes = (entries + 63) / 64 * 8;
+        if (!cluster && hole_bytes <= work / 4) {
+          work -= hole_bytes;
+          holes_out_of_core = true;
+        }
+      }
       // A quarter for resident partitions, an eighth for update batches, the rest for what the
       // allocator keeps, pages of frontiers and checkpoints in flight: measured on Awari 0..24
       // at a third of its in-memory need, a half for resident partitions went 6% over the
@@ -740,7 +754,7 @@ class Driver {
     // Values later segments read from memory are kept: over a cluster, every rank then needs
     // them; the others reach rank 0 alone, which writes them (later builds read the file).
     const bool keep = users_[static_cast<std::size_t>(s)].load() > 0 && in_memory_[s];
-    auto kr = run_kernel<KS>(s, values, lookup, threads, ooc.get(), keep);
+    auto kr = run_kernel<KS>(s, values, lookup, threads, ooc.get(), keep, holes_out_of_core);
     RETRA_TRY(kernels::agree(cluster, kr ? Status{} : Status(std::move(kr).error())));
     // Every rank has the values now; rank 0 alone writes the file and the manifest.
     if (!cluster || cluster->rank() == 0) {
