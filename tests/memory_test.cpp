@@ -32,6 +32,14 @@ class FakeRoot {
 constexpr const char* kV2Mount =
     "29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 "
     "rw,nsdelegate,memory_recursiveprot\n";
+// The limit found in r is `bytes`, set by `file`.
+void expect_limit(const FakeRoot& r, std::uint64_t bytes, const std::string& file) {
+  const auto l = r.limit();
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->bytes, bytes);
+  EXPECT_EQ(l->file, file);
+}
+
 constexpr const char* kRootAndV2Mounts =
     "22 1 8:1 / / rw,relatime - ext4 /dev/vda rw\n"
     "29 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
@@ -46,17 +54,13 @@ TEST(CgroupLimit, AParentGroupsLimitBindsItsChildren) {
   r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.max", "max\n");
   r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.high", "max\n");
   r.put("/sys/fs/cgroup/system.slice/memory.max", "1073741824\n");
-  const auto l = r.limit();
-  ASSERT_TRUE(l);
-  EXPECT_EQ(l->bytes, 1u << 30);
-  EXPECT_EQ(l->file, "/sys/fs/cgroup/system.slice/memory.max");
+  expect_limit(r, 1u << 30, "/sys/fs/cgroup/system.slice/memory.max");
 
   // The group's own limit, and memory.high below it, win where they are lower.
   r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.max", "536870912\n");
   EXPECT_EQ(r.limit()->bytes, 512u << 20);
   r.put("/sys/fs/cgroup/system.slice/retra.scope/memory.high", "268435456\n");
-  EXPECT_EQ(r.limit()->file, "/sys/fs/cgroup/system.slice/retra.scope/memory.high");
-  EXPECT_EQ(r.limit()->bytes, 256u << 20);
+  expect_limit(r, 256u << 20, "/sys/fs/cgroup/system.slice/retra.scope/memory.high");
 }
 
 TEST(CgroupLimit, V1MemoryControllerOfANonRootGroup) {
@@ -65,10 +69,7 @@ TEST(CgroupLimit, V1MemoryControllerOfANonRootGroup) {
   r.put("/proc/self/cgroup", "5:cpu:/\n4:memory:/retra_test\n0::/\n");
   r.put("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");  // unlimited
   r.put("/sys/fs/cgroup/memory/retra_test/memory.limit_in_bytes", "268435456\n");
-  const auto l = r.limit();
-  ASSERT_TRUE(l);
-  EXPECT_EQ(l->bytes, 256u << 20);
-  EXPECT_EQ(l->file, "/sys/fs/cgroup/memory/retra_test/memory.limit_in_bytes");
+  expect_limit(r, 256u << 20, "/sys/fs/cgroup/memory/retra_test/memory.limit_in_bytes");
 }
 
 TEST(CgroupLimit, AContainersSubtreeMountAndEscapedMountPoints) {
@@ -79,10 +80,7 @@ TEST(CgroupLimit, AContainersSubtreeMountAndEscapedMountPoints) {
   r.put("/proc/self/cgroup", "0::/docker/abc/worker\n");
   r.put("/sys/fs/cgroup v2/memory.max", "2147483648\n");
   r.put("/sys/fs/cgroup v2/worker/memory.max", "max\n");
-  const auto l = r.limit();
-  ASSERT_TRUE(l);
-  EXPECT_EQ(l->bytes, 2u << 30);
-  EXPECT_EQ(l->file, "/sys/fs/cgroup v2/memory.max");
+  expect_limit(r, 2u << 30, "/sys/fs/cgroup v2/memory.max");
 
   // A group outside the mount's subtree is read at the mount's top.
   r.put("/proc/self/cgroup", "0::/elsewhere/x\n");
