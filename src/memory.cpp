@@ -122,7 +122,7 @@ std::optional<CgroupLimit> cgroup_memory_limit(const std::string& root) {
     const std::vector<std::string_view> f = split(line, ' ');
     std::size_t dash = 6;  // optional fields end at "-"; then type, source, super options
     while (dash < f.size() && f[dash] != "-") ++dash;
-    if (f.size() < 5 || dash + 3 >= f.size()) continue;
+    if (dash + 3 >= f.size()) continue;  // also every line too short for fields 3 and 4
     const std::string_view type = f[dash + 1];
     CgroupMount m{unescape(f[3]), unescape(f[4])};
     if (type == "cgroup2" && !v2) v2 = m;

@@ -29,9 +29,6 @@ class FakeRoot {
   test::TempDir dir_;
 };
 
-constexpr const char* kV2Mount =
-    "29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 "
-    "rw,nsdelegate,memory_recursiveprot\n";
 // The limit found in r is `bytes`, set by `file`.
 void expect_limit(const FakeRoot& r, std::uint64_t bytes, const std::string& file) {
   const auto l = r.limit();
@@ -92,7 +89,7 @@ TEST(CgroupLimit, AContainersSubtreeMountAndEscapedMountPoints) {
 TEST(CgroupLimit, NoneWhereNothingLimitsOrNothingCanBeRead) {
   FakeRoot r;
   EXPECT_FALSE(r.limit());  // no /proc at all
-  r.put("/proc/self/mountinfo", kV2Mount);
+  r.put("/proc/self/mountinfo", kRootAndV2Mounts);
   r.put("/proc/self/cgroup", "0::/user.slice\n");
   r.put("/sys/fs/cgroup/user.slice/memory.max", "max\n");
   r.put("/sys/fs/cgroup/user.slice/memory.high", "max\n");
