@@ -16,6 +16,9 @@ struct Tuning {
   bool pack_frontier = true;  // frontiers hold packed positions (no unranking) where possible
   bool graph = true;          // forward kernel: re-examine only positions whose children changed
   bool own_kernel = true;     // a game's own kernel where it has one (include/retra/game.hpp)
+  // Out of core: the statistics and the segment writer read a copy of the values in memory where
+  // the kernel's work budget holds it, instead of the file mapping (src/build/driver.hpp).
+  bool copy_values = true;
 
   // "prefetch=0,huge_pages=1": the names above, 0 or 1, comma separated.
   static Result<Tuning> parse(const std::string& text);
@@ -48,11 +51,14 @@ inline Result<Tuning> Tuning::parse(const std::string& text) {
       t.pack_frontier = on;
     else if (key == "own_kernel")
       t.own_kernel = on;
+    else if (key == "copy_values")
+      t.copy_values = on;
     else
       return Error(
           Errc::invalid_argument,
           "--tune: unknown switch '" + key +
-              "' (known: huge_pages, prefetch, simd_scan, pack_frontier, graph, own_kernel)");
+              "' (known: huge_pages, prefetch, simd_scan, pack_frontier, graph, own_kernel, "
+              "copy_values)");
     i = j + 1;
   }
   return t;
@@ -62,7 +68,7 @@ inline std::string Tuning::to_string() const {
   return std::string("huge_pages=") + (huge_pages ? "1" : "0") +
          ",prefetch=" + (prefetch ? "1" : "0") + ",simd_scan=" + (simd_scan ? "1" : "0") +
          ",pack_frontier=" + (pack_frontier ? "1" : "0") + ",graph=" + (graph ? "1" : "0") +
-         ",own_kernel=" + (own_kernel ? "1" : "0");
+         ",own_kernel=" + (own_kernel ? "1" : "0") + ",copy_values=" + (copy_values ? "1" : "0");
 }
 
 }  // namespace retra

@@ -103,26 +103,33 @@ TEST(MemoryPlan, OutOfCoreBuildsGiveTheSameFiles) {
       {"awari", awari::stone_range(0, 12)}, {"xiangqi", {"KRKG", "KCKG"}}, {"chess", *chess}};
   for (const auto& [game, targets] : builds) {
     test::TempDir dir;
-    for (bool ooc : {false, true}) {
-      BuildRequest r = test::build_request(game, targets, dir / (ooc ? "ooc" : "memory"));
-      r.out_of_core = ooc;
-      r.partitions = ooc ? 5 : 0;  // several partitions even where one would do
+    // In memory; out of core with the writer reading a copy of the values (the budget is ample
+    // here); out of core with the writer reading the file mapping (--tune copy_values=0).
+    for (const std::string mode : {"memory", "ooc", "mapped"}) {
+      BuildRequest r = test::build_request(game, targets, dir / mode);
+      r.out_of_core = mode != "memory";
+      r.partitions = r.out_of_core ? 5 : 0;  // several partitions even where one would do
       r.block_entries = 1024;
+      r.tuning.copy_values = mode != "mapped";
       auto built = build(r);
       ASSERT_TRUE(built) << built.error().message();
     }
-    EXPECT_GT(test::expect_same_segment_files(dir / "memory", dir / "ooc", game), 2) << game;
-    auto db = Database::open(dir / "ooc");
-    ASSERT_TRUE(db);
-    for (const auto& rec : (*db)->manifest().segments) {
-      EXPECT_EQ(rec.build["arrays"], "out-of-core") << game << " " << rec.name;
-      // Chess's holes (the only game here whose kernel marks them) are marked out of core too
-      // (the budget is ample here), so its files above come from the kernel's bitmap.
-      EXPECT_EQ(rec.build["kernel_stats"].value("holes", false), game == "chess")
-          << game << " " << rec.name;
+    for (const std::string mode : {"ooc", "mapped"}) {
+      EXPECT_GT(test::expect_same_segment_files(dir / "memory", dir / mode, game), 2) << game;
+      auto db = Database::open(dir / mode);
+      ASSERT_TRUE(db);
+      for (const auto& rec : (*db)->manifest().segments) {
+        EXPECT_EQ(rec.build["arrays"], "out-of-core") << game << " " << rec.name;
+        EXPECT_EQ(rec.build["writer_values"], mode == "ooc" ? "memory" : "file")
+            << game << " " << rec.name;
+        // Chess's holes (the only game here whose kernel marks them) are marked out of core too
+        // (the budget is ample here), so its files above come from the kernel's bitmap.
+        EXPECT_EQ(rec.build["kernel_stats"].value("holes", false), game == "chess")
+            << game << " " << rec.name;
+      }
+      for (const auto& e : std::filesystem::directory_iterator(dir / mode))
+        EXPECT_NE(e.path().extension(), ".ooc") << e.path();
     }
-    for (const auto& e : std::filesystem::directory_iterator(dir / "ooc"))
-      EXPECT_NE(e.path().extension(), ".ooc") << e.path();
   }
   // Chosen by the limit: Awari's 20-stone kernel (371 MiB) does not fit 400 MiB beside its
   // capture targets; 19 stones do, in memory.

@@ -717,12 +717,13 @@ class Driver {
     std::unique_ptr<FileOutOfCore> ooc;
     std::span<std::uint8_t> values;
     bool holes_out_of_core = false;
+    std::uint64_t work = 0;  // out of core: the kernel's work budget, the holes' bitmap taken out
     if (out_of_core_[s] > 0) {
       return_free_memory();  // what earlier segments freed must not count against this one
       // Small segments run side by side, one thread each: they share the work budget by the
       // threads they were lent (a large one has them all).
-      std::uint64_t work = out_of_core_[s] / static_cast<std::uint64_t>(std::max(1, req_.threads)) *
-                           static_cast<std::uint64_t>(threads);
+      work = out_of_core_[s] / static_cast<std::uint64_t>(std::max(1, req_.threads)) *
+             static_cast<std::uint64_t>(threads);
       // The holes' bitmap (a bit per position) spares the statistics and the writer a position
       // step per entry (measured in docs/ARCHITECTURE.md, the backward kernel's memory plan):
       // out of core it comes out of the work budget, where it takes no more than a quarter, so
@@ -758,7 +759,8 @@ class Driver {
     RETRA_TRY(kernels::agree(cluster, kr ? Status{} : Status(std::move(kr).error())));
     // Every rank has the values now; rank 0 alone writes the file and the manifest.
     if (!cluster || cluster->rank() == 0) {
-      RETRA_TRY(kernels::agree(cluster, publish<KS>(s, values, *kr, threads, tk, t0, ooc.get())));
+      RETRA_TRY(
+          kernels::agree(cluster, publish<KS>(s, values, *kr, threads, tk, t0, ooc.get(), work)));
     } else {
       RETRA_TRY(kernels::agree(cluster, {}));
       remove_checkpoints(s);  // rank 0 has committed the segment
@@ -774,19 +776,39 @@ class Driver {
     return {};
   }
 
-  // The statistics, the segment file and its manifest record of a finished kernel run.
+  // The statistics, the segment file and its manifest record of a finished kernel run. Out of
+  // core, `work` is the kernel's work budget, free again now that the kernel is done.
   template <ValueKind KS>
   Status publish(int s, std::span<std::uint8_t> values, const KernelRun& kr, int threads,
-                 Clock::time_point tk, Clock::time_point t0, FileOutOfCore* ooc) {
+                 Clock::time_point tk, Clock::time_point t0, FileOutOfCore* ooc,
+                 std::uint64_t work) {
     const G& g = *sel_.game;
     const std::string& name = name_[s];
     const std::uint64_t entries = g.segment_size(Seg(s));
     if (ooc) return_free_memory();  // the kernel's update batches, before the writer's buffers
-    // Out of core, the statistics and the writer read the values through the file mapping; a
-    // trimmer releases what they have read every 2 ms, so that the pages do not add up to the
-    // segment's size in this process.
+    // Out of core, the statistics and the writer read a copy of the values in memory when it
+    // fits three quarters of the work budget beside the bit per entry the writer marks rule
+    // entries with (the kernel's resident partitions had a quarter, its update batches an
+    // eighth). The writer's entry-order trials, codec sample and blocks gather entries out of
+    // index order; through the file mapping, every trim (below) unmaps the page cache's folios
+    // the next gathers fault back in, ten times as slow as in memory where measured
+    // (docs/ARCHITECTURE.md, the memory plan).
+    std::optional<Values> copy;
+    double copy_seconds = 0;
+    if (ooc && req_.tuning.copy_values && entries + (entries + 63) / 64 * 8 <= work / 4 * 3) {
+      const auto tc = Clock::now();
+      // Where the allocation fails, the mapping serves as before.
+      if (auto v = Values::allocate(entries, req_.tuning.huge_pages)) {
+        copy.emplace(std::move(*v));
+        ooc->copy_out(values.data(), entries, copy->data());
+        values = copy->span();
+      }
+      copy_seconds = std::chrono::duration<double>(Clock::now() - tc).count();
+    }
+    // Else they read the values through the file mapping; a trimmer releases what they have
+    // read every 2 ms, so that the pages do not add up to the segment's size in this process.
     std::optional<Trimmer> trim;
-    if (ooc) trim.emplace(*ooc);
+    if (ooc && !copy) trim.emplace(*ooc);
     SegmentReport r;
     r.name = name;
     r.entries = entries;
@@ -880,6 +902,7 @@ class Driver {
                  {"rss_bytes", r.rss_bytes},
                  {"capture_targets", in_memory_[s] ? "memory" : "block-wise"},
                  {"arrays", ooc ? "out-of-core" : "memory"},
+                 {"writer_values", ooc && !copy ? "file" : "memory"},
                  {"ranks", req_.cluster ? req_.cluster->size() : 1},
                  {"block_entries", req_.block_entries},
                  {"zstd_level", req_.zstd_level},
@@ -898,6 +921,7 @@ class Driver {
                  {"tool_version", std::string(kVersion)},
                  {"finished", format::utc_now_iso8601()}};
     if (!r.metric.empty()) rec.build["metric"] = r.metric;
+    if (ooc && copy) rec.build["copy_seconds"] = copy_seconds;
     rec.stats = r.stats;
     {
       std::lock_guard l(mu_);

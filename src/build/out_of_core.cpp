@@ -164,6 +164,15 @@ Status FileOutOfCore::drain(std::size_t partition, std::size_t record,
   return {};
 }
 
+void FileOutOfCore::copy_out(const std::uint8_t* from, std::uint64_t bytes, std::uint8_t* to) {
+  constexpr std::uint64_t kSlice = 16u << 20;
+  for (std::uint64_t at = 0; at < bytes; at += kSlice) {
+    const std::uint64_t n = std::min(kSlice, bytes - at);
+    std::memcpy(to + at, from + at, n);
+    release(from + at, n);
+  }
+}
+
 Trimmer::Trimmer(FileOutOfCore& store, std::chrono::milliseconds every)
     : thread_([this, &store, every] {
         std::unique_lock lock(mu_);

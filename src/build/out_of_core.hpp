@@ -49,6 +49,10 @@ class FileOutOfCore final : public kernels::OutOfCore {
   // Releases every mapped array from memory (the kernel is done; readers fault back what they
   // read).
   void release_all();
+  // Copies `bytes` of a mapped array from `from` to `to` (memory of the caller's), in order,
+  // releasing what it has read behind it: the file's pages pass through this process a slice at
+  // a time.
+  void copy_out(const std::uint8_t* from, std::uint64_t bytes, std::uint8_t* to);
   const std::filesystem::path& dir() const noexcept { return dir_; }
 
  private:

@@ -293,7 +293,8 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
   sub->add_option("--tune", a->tune,
                   "Switch kernel optimizations off for measurements: huge_pages=0, prefetch=0, "
                   "simd_scan=0, pack_frontier=0, graph=0, own_kernel=0 (a game's own kernel: "
-                  "the generic kernels only); comma separated; docs/PERFORMANCE.md");
+                  "the generic kernels only), copy_values=0 (out of core: the writer reads the "
+                  "values' file mapping); comma separated; docs/PERFORMANCE.md");
   sub->add_flag("--json", c.json, "Print the report as JSON");
   sub->add_flag("!--no-progress", c.progress, "No progress bar");
   sub->callback([&c, &exit, &game, a] { exit = run_build(c, game, *a); });
