@@ -735,6 +735,12 @@ class Run {
       if (packed_) return g_.unpack(seg_, e);
     return g_.unrank(seg_, e);
   }
+  // The frontier entry of index i, from the index alone.
+  std::uint64_t entry_of_index(std::uint64_t i) const {
+    if constexpr (HasPacking<G>)
+      if (packed_) return g_.pack(seg_, g_.unrank(seg_, i));
+    return i;
+  }
   std::uint64_t index_of(std::uint64_t e) const {
     if constexpr (HasPacking<G>)
       if (packed_) return g_.rank(seg_, g_.unpack(seg_, e));
@@ -1080,6 +1086,12 @@ class Run {
     std::uint64_t entry;   // the parent's frontier entry
   };
   static_assert(sizeof(Update) == 16);
+  // Out of core, an update is its target alone (| kLossBit), half the bytes through the spill
+  // files, whose writes into the page cache took 27% of the kernel's time where profiled
+  // (docs/ARCHITECTURE.md, out of core): the parent's frontier entry is made again (an unrank,
+  // where entries are packed) only for a parent the update decides, 6-8 in a hundred updates
+  // where measured.
+  using Spilled = std::uint64_t;
 
   void expand_partitioned(int stage, int level) {
     const std::uint64_t n = frontier_.size();
@@ -1137,17 +1149,21 @@ class Run {
 
   // The unmoves of the frontier entries [b, e) as updates in the buckets of their owners (mine:
   // the calling thread's bucket per partition); returns how many. A bucket that reaches `full`
-  // updates is handed to spill(partition), which empties it (out of core).
-  template <class Spill = std::nullptr_t>
+  // updates is handed to spill(partition), which empties it (out of core). Buckets of U =
+  // std::uint64_t hold the target alone (Spilled).
+  template <class U, class Spill = std::nullptr_t>
   std::uint64_t send(const std::uint64_t* frontier, std::uint64_t b, std::uint64_t e,
-                     std::vector<Update>* mine, std::size_t full = 0, Spill&& spill = {}) const {
+                     std::vector<U>* mine, std::size_t full = 0, Spill&& spill = {}) const {
     std::uint64_t sent = 0;
     for (std::uint64_t f = b; f < e; ++f) {
       const std::uint64_t loss = frontier[f] & kLossBit;
       g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
                          [&](std::uint64_t p, const Pos& pp) {
                            const std::uint64_t q = p / part_size_;
-                           mine[q].push_back({p | loss, entry_of(p, pp)});
+                           if constexpr (std::is_same_v<U, Spilled>)
+                             mine[q].push_back(p | loss);
+                           else
+                             mine[q].push_back({p | loss, entry_of(p, pp)});
                            if constexpr (!std::is_same_v<std::decay_t<Spill>, std::nullptr_t>)
                              if (mine[q].size() == full) spill(q);
                            ++sent;
@@ -1264,7 +1280,7 @@ class Run {
     // to: 1.3 GiB at a 1 GiB limit, docs/ARCHITECTURE.md, the memory plan.) A budget of a few
     // updates a bucket makes many small writes, but stays the budget.
     const auto full = static_cast<std::size_t>(std::max<std::uint64_t>(
-        1, ooc_->batch_bytes() / sizeof(Update) / (static_cast<std::uint64_t>(threads_) * parts)));
+        1, ooc_->batch_bytes() / sizeof(Spilled) / (static_cast<std::uint64_t>(threads_) * parts)));
     const std::uint64_t* const frontier = frontier_.data();
     // Kept from level to level: freeing them would return their pages, and every level would
     // fault them in again.
@@ -1281,11 +1297,11 @@ class Run {
     std::uint64_t preds = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
     {
-      std::vector<Update>* const mine =
+      std::vector<Spilled>* const mine =
           &buckets[static_cast<std::size_t>(omp_get_thread_num()) * parts];
       auto spill = [&](std::uint64_t q) {
         keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
-                              mine[q].size() * sizeof(Update)}));
+                              mine[q].size() * sizeof(Spilled)}));
         mine[q].clear();  // the capacity stays
       };
 #pragma omp for schedule(dynamic, 1)
@@ -1308,27 +1324,28 @@ class Run {
       for (std::size_t turn = 0; turn < parts; ++turn) {
         const std::size_t q = level % 2 ? parts - 1 - turn : turn;
         const Pin pin(*this, q * part_size_, std::min(size_, (q + 1) * part_size_));
-        keep(ooc_->drain(q, sizeof(Update), [&](std::span<const std::uint8_t> bytes) {
-          for (std::size_t k = 0; k < bytes.size(); k += sizeof(Update)) {
-            Update u;
+        auto apply = [&](Spilled u) {
+          decide(
+              u, [&] { return entry_of_index(u & ~kLossBit); }, stage, level, out);
+          flush_if_large(out, next_);
+        };
+        keep(ooc_->drain(q, sizeof(Spilled), [&](std::span<const std::uint8_t> bytes) {
+          for (std::size_t k = 0; k < bytes.size(); k += sizeof(Spilled)) {
+            Spilled u;
             std::memcpy(&u, bytes.data() + k, sizeof u);
-            decide(u.target, u.entry, stage, level, out);
-            flush_if_large(out, next_);
+            apply(u);
           }
         }));
         for (int t = 0; t < threads_; ++t) {
           auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
-          for (const Update& u : bucket) {
-            decide(u.target, u.entry, stage, level, out);
-            flush_if_large(out, next_);
-          }
+          for (const Spilled u : bucket) apply(u);
           bucket.clear();
         }
       }
     }
     next_.gather(parts_);
     std::uint64_t held = 0;
-    for (const auto& b : buckets) held += b.capacity() * sizeof(Update);
+    for (const auto& b : buckets) held += b.capacity() * sizeof(Spilled);
     st_.batch_peak_bytes = std::max(st_.batch_peak_bytes, held);
     if (error) return *error;
     return {};
@@ -1340,9 +1357,17 @@ class Run {
   // instructions); not shared: this thread is the cells' only writer (an owner applying its
   // partition, or one thread), and plain loads and stores let the processor overlap the cache
   // misses of many updates, which a locked instruction forbids (docs/PERFORMANCE.md).
-  template <bool Shared = true>
-  void decide(std::uint64_t e, std::uint64_t p_entry, int stage, int level,
+  // p_entry: the parent's frontier entry, or (out of core) what computes it, called only when
+  // the parent is decided.
+  template <bool Shared = true, class Entry = std::uint64_t>
+  void decide(std::uint64_t e, Entry p_entry, int stage, int level,
               std::vector<std::uint64_t>& out) {
+    const auto entry = [&]() -> std::uint64_t {
+      if constexpr (std::is_invocable_v<Entry&>)
+        return p_entry();
+      else
+        return p_entry;
+    };
     const std::uint64_t p = e & ~kLossBit;
     Cell& sp = state_[p];
     if constexpr (!Shared) {
@@ -1351,11 +1376,11 @@ class Run {
       if (e >> 63) {
         sp = static_cast<Cell>(s | kDecided);
         values_[p] = R::win_value(stage, level);
-        out.push_back(p_entry);
+        out.push_back(entry());
       } else if ((s & kCounter) == 1 && R::loss_ready(values_[p], stage, level)) {
         sp = static_cast<Cell>((s - 1) | kDecided);
         values_[p] = R::loss_value(stage, level);
-        out.push_back(p_entry | kLossBit);
+        out.push_back(entry() | kLossBit);
       } else {
         sp = static_cast<Cell>(s - 1);
       }
@@ -1366,7 +1391,7 @@ class Run {
       // The child is lost for its mover: p wins by moving there.
       if (claim(sp)) {
         store(values_[p], R::win_value(stage, level));
-        out.push_back(p_entry);  // a win: no loss bit
+        out.push_back(entry());  // a win: no loss bit
       }
       return;
     }
@@ -1374,7 +1399,7 @@ class Run {
     if ((old & kCounter) == 1 && !(old & kDecided) &&
         R::loss_ready(load(values_[p]), stage, level) && claim(sp)) {
       store(values_[p], R::loss_value(stage, level));
-      out.push_back(p_entry | kLossBit);
+      out.push_back(entry() | kLossBit);
     }
   }
 
@@ -1481,8 +1506,8 @@ class Run {
   std::vector<char> resident_;
   std::vector<int> pins_;  // Pins held per partition
   std::size_t resident_limit_ = 0;
-  std::vector<std::vector<Update>> ooc_buckets_;  // [thread * partitions + partition]
-  std::size_t resume_stage_ = 0;                  // restore(): where propagate() goes on
+  std::vector<std::vector<Spilled>> ooc_buckets_;  // [thread * partitions + partition]
+  std::size_t resume_stage_ = 0;                   // restore(): where propagate() goes on
   int resume_level_ = kNotResuming;
 };
 

@@ -81,7 +81,7 @@ std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, 
 }
 
 std::uint64_t out_of_core_disk_bytes(std::uint64_t entries, std::size_t state_bytes) {
-  return entries * (1 + state_bytes) + entries / 10 * 8 * 2 + entries / 10 * 16 * 4;
+  return entries * (1 + state_bytes) + entries / 10 * 8 * 2 + entries / 10 * 8 * 4;
 }
 
 }  // namespace builder

@@ -61,7 +61,7 @@ std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_by
 // kOutOfCoreWorkBytes of resident partitions and
 // update batches, which get whatever the limit leaves beyond that), and
 // the disk its files take: values and counters, two frontiers at the planned 10% of the positions,
-// and a level's spilled updates (planned at 4 per frontier entry, 16 bytes each).
+// and a level's spilled updates (planned at 4 per frontier entry, 8 bytes each).
 inline constexpr std::uint64_t kOutOfCoreWorkBytes = 32ull << 20;
 // Measured on Awari 0..24 at a third of its in-memory need: after twenty segments built in
 // memory, the out-of-core segments held up to about 150 MB more than their capture targets and
