@@ -7,7 +7,8 @@
 # bytes (the header checksums differ): a faster binary must write the same table.
 # Usage: bench/chess_ab.sh TABLE BINARY BINARY... (e.g. KQRvKR /tmp/retra-old build/release/retra)
 # Environment: ROUNDS (default 3), THREADS (default: all), METRICS (default wdl,dtz),
-#              TUNE (passed as --tune to every run), DB (keep the tables there; default: temp)
+#              TUNE (passed as --tune to every run), MEMORY (passed as --memory to every run,
+#              e.g. 600M to time the out-of-core kernel), DB (keep the tables there; default: temp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 3 ]; then
@@ -25,9 +26,11 @@ threads="${THREADS:-$(nproc)}"
 metrics="${METRICS:-wdl,dtz}"
 tune=()
 [ -z "${TUNE:-}" ] || tune=(--tune "$TUNE")
+memory=()
+[ -z "${MEMORY:-}" ] || memory=(--memory "$MEMORY")
 . bench/common.sh
 bench_dir chess-ab
-echo "machine: $(machine); threads $threads; $table, metrics $metrics, $rounds rounds"
+echo "machine: $(machine); threads $threads; $table, metrics $metrics, $rounds rounds${MEMORY:+, --memory $MEMORY}"
 
 "${bins[0]}" build chess --endgame "$table" --metrics "$metrics" --db "$dir" --threads "$threads" \
   --no-progress --json >/dev/null
@@ -36,7 +39,7 @@ for r in $(seq "$rounds"); do
   for i in "${!bins[@]}"; do
     t0=$(date +%s.%N)
     "${bins[$i]}" build chess --endgame "$table" --metrics "$metrics" --force --db "$dir" \
-      --threads "$threads" "${tune[@]}" --no-progress --json >/dev/null
+      --threads "$threads" "${tune[@]}" "${memory[@]}" --no-progress --json >/dev/null
     t1=$(date +%s.%N)
     python3 - "$dir/manifest.json" "$table" "$i" "${bins[$i]}" "$t0" "$t1" "$metrics" \
       >>"$dir/ab.txt" <<'PY'
