@@ -49,8 +49,8 @@ class Checkpoints {
 // partitions up to resident_bytes(), and slices of its frontiers. Updates addressed to a
 // partition are appended to that partition's spill file and read back (drained) when the
 // partition is applied. Thread safety: array() is called by one thread before the others;
-// reserve(), release(), append() and drain() from many at once (drain() of one partition by one
-// thread at a time).
+// reserve(), release(), prefault(), append() and drain() from many at once (drain() of one
+// partition by one thread at a time).
 class OutOfCore {
  public:
   virtual ~OutOfCore() = default;
@@ -65,6 +65,12 @@ class OutOfCore {
   // Drops the pages of [p, p + bytes) from the process's memory; their contents stay in storage
   // and come back on the next access.
   virtual void release(const void* p, std::uint64_t bytes) = 0;
+  // Maps [p, p + bytes) for writing in one call, ahead of writes to most of its pages; a hint
+  // (nothing happens where it cannot be done). One call instead of a page fault per page.
+  virtual void prefault(void* p, std::uint64_t bytes) {
+    (void)p;
+    (void)bytes;
+  }
   // Bytes of the kernel's arrays it may keep resident, and of update batches held before a spill.
   virtual std::uint64_t resident_bytes() const = 0;
   virtual std::uint64_t batch_bytes() const = 0;

@@ -3,8 +3,15 @@
 // (tests/backward_graph.hpp), killed and resumed included.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "backward_graph.hpp"
@@ -255,6 +262,61 @@ TEST(BackwardOutOfCore, SpillFilesKeepOrderAndEmptyWhenDrained) {
     EXPECT_TRUE(std::filesystem::exists(where));
   }
   EXPECT_FALSE(std::filesystem::exists(where));
+}
+
+// The kB of the process's memory mapped in the mapping that begins at p (/proc/self/smaps).
+std::uint64_t mapped_kb(const void* p) {
+  std::ifstream in("/proc/self/smaps");
+  std::string line;
+  bool ours = false;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first.find('-') != std::string::npos && first.back() != ':') {
+      ours = std::stoull(first.substr(0, first.find('-')), nullptr, 16) ==
+             reinterpret_cast<std::uintptr_t>(p);
+    } else if (ours && first == "Rss:") {
+      std::uint64_t kb = 0;
+      words >> kb;
+      return kb;
+    }
+  }
+  return ~std::uint64_t{0};
+}
+
+// prefault() maps the whole pages around a range of an array back in, with the contents
+// released pages kept, and leaves memory that is not the store's alone.
+TEST(BackwardOutOfCore, PrefaultMapsReleasedPagesBackWithTheirContents) {
+#ifdef MADV_POPULATE_WRITE
+  {
+    std::vector<std::uint8_t> probe(8192);
+    void* page = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(probe.data()) + 4095) /
+                                         4096 * 4096);
+    if (::madvise(page, 4096, MADV_POPULATE_WRITE) != 0)
+      GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
+  }
+  const test::TempDir dir;
+  auto store = builder::FileOutOfCore::create(dir.path() / "p", 1 << 20, 1 << 20);
+  ASSERT_TRUE(store);
+  constexpr std::uint64_t kBytes = 256 * 4096;
+  auto mapped = (*store)->array("values", kBytes, false);
+  ASSERT_TRUE(mapped);
+  for (std::size_t i = 0; i < mapped->size(); ++i)
+    (*mapped)[i] = static_cast<std::uint8_t>(i * 7 + i / 4096);
+  (*store)->release(mapped->data(), kBytes);
+  EXPECT_EQ(mapped_kb(mapped->data()), 0u);
+  // Pages 10..109: the range starts and ends inside pages 10 and 109.
+  (*store)->prefault(mapped->data() + 10 * 4096 + 100, 100 * 4096 - 200);
+  EXPECT_EQ(mapped_kb(mapped->data()), 400u);
+  for (std::size_t i = 0; i < mapped->size(); ++i)
+    ASSERT_EQ((*mapped)[i], static_cast<std::uint8_t>(i * 7 + i / 4096)) << i;
+  std::vector<std::uint8_t> other(3 * 4096, 0x5A);
+  (*store)->prefault(other.data(), other.size());
+  EXPECT_TRUE(std::all_of(other.begin(), other.end(), [](std::uint8_t b) { return b == 0x5A; }));
+#else
+  GTEST_SKIP() << "built without MADV_POPULATE_WRITE";
+#endif
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ class FileOutOfCore final : public kernels::OutOfCore {
                                         bool grows) override;
   Status reserve(const void* array, std::uint64_t bytes) override;
   void release(const void* p, std::uint64_t bytes) override;
+  void prefault(void* p, std::uint64_t bytes) override;
   std::uint64_t resident_bytes() const override { return resident_; }
   std::uint64_t batch_bytes() const override { return batch_; }
   Status append(std::size_t partition, std::span<const std::uint8_t> bytes) override;
@@ -70,6 +71,9 @@ class FileOutOfCore final : public kernels::OutOfCore {
     std::uint64_t size = 0;
   };
   Spill& spill(std::size_t partition);
+  // madvise(advice) on the whole pages around [p, p + bytes) in the mapping that holds them;
+  // nothing where no mapping of this store holds them all.
+  void advise(const void* p, std::uint64_t bytes, int advice) const;
   std::filesystem::path dir_;
   std::uint64_t resident_, batch_;
   std::vector<Mapping> maps_;
