@@ -1336,7 +1336,7 @@ class Run {
           updates += spilled[k] + buckets[k].size();
         }
         // A partition without updates is not visited: made resident, it would have released
-        // another (a fifth of the visits where counted, Awari 20 stones at --memory 204M).
+        // another (a fifth of the visits where counted, docs/PERFORMANCE.md, out of core).
         if (updates == 0) continue;
         const std::uint64_t first = q * part_size_, last = std::min(size_, first + part_size_);
         const bool was_resident = resident(q);
@@ -1349,8 +1349,8 @@ class Run {
         }
         // This thread alone applies partition q: plain loads and stores (decide<false>), with
         // the targets fetched a few updates ahead, as in memory (expand_partitioned). The
-        // locked instructions of the shared path took a third of this loop's time (Awari 20
-        // stones at --memory 204M).
+        // locked instructions of the shared path took a third of this loop's time where
+        // profiled (docs/PERFORMANCE.md, out of core).
         auto apply = [&](const Spilled* u, std::size_t m) {
           constexpr std::size_t kAhead = 16;
           for (std::size_t k = 0; k < m; ++k) {

@@ -108,8 +108,8 @@ void FileOutOfCore::advise(const void* p, std::uint64_t bytes, int advice) const
 void FileOutOfCore::release(const void* p, std::uint64_t bytes) { advise(p, bytes, MADV_DONTNEED); }
 
 // The kernel's first writes to a partition it had released took a page fault each, a fifth of
-// an out-of-core build's time where profiled (Awari 20 stones at --memory 204M,
-// docs/PERFORMANCE.md); one call maps them all. Fails harmlessly (EINVAL) before Linux 5.14.
+// an out-of-core build's time where profiled (docs/PERFORMANCE.md, out of core); one call maps
+// them all. Fails harmlessly (EINVAL) before Linux 5.14.
 void FileOutOfCore::prefault(void* p, std::uint64_t bytes) {
 #ifdef MADV_POPULATE_WRITE
   advise(p, bytes, MADV_POPULATE_WRITE);
