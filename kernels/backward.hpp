@@ -1111,23 +1111,41 @@ class Run {
       for (std::size_t q = 0; q < parts; ++q)
         for (int t = 0; t < threads_; ++t) {
           auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
-          const Update* const u = bucket.data();
-          const std::size_t m = bucket.size();
-          constexpr std::size_t kAhead = 16;
-          for (std::size_t k = 0; k < m; ++k) {
-            if (k + kAhead < m) {
-              const std::uint64_t p = u[k + kAhead].target & ~kLossBit;
-              __builtin_prefetch(&state_[p], 1);
-              __builtin_prefetch(&values_[p], 1);
-            }
-            decide<false>(u[k].target, u[k].entry, stage, level, decided[q]);
-          }
+          apply_owned(bucket.data(), bucket.size(), stage, level, decided[q]);
           bucket.clear();
         }
     }
     st_.predecessors += preds;
     next_.clear();
     next_.gather(decided);
+  }
+
+  // Applies m updates (Update, or Spilled out of core) to a partition the calling thread alone
+  // works on: plain loads and stores (decide<false>), the targets fetched a few updates ahead.
+  template <class U>
+  void apply_owned(const U* u, std::size_t m, int stage, int level,
+                   std::vector<std::uint64_t>& out) {
+    const auto target = [](const U& x) -> std::uint64_t {
+      if constexpr (std::is_same_v<U, Spilled>)
+        return x;
+      else
+        return x.target;
+    };
+    constexpr std::size_t kAhead = 16;
+    for (std::size_t k = 0; k < m; ++k) {
+      if (k + kAhead < m) {
+        const std::uint64_t p = target(u[k + kAhead]) & ~kLossBit;
+        __builtin_prefetch(&state_[p], 1);
+        __builtin_prefetch(&values_[p], 1);
+      }
+      if constexpr (std::is_same_v<U, Spilled>) {
+        const Spilled e = u[k];
+        decide<false>(
+            e, [&] { return entry_of_index(e & ~kLossBit); }, stage, level, out);
+      } else {
+        decide<false>(u[k].target, u[k].entry, stage, level, out);
+      }
+    }
   }
 
   // send() over the frontier entries [s0, s1) by all threads, thread t into its buckets
@@ -1302,10 +1320,10 @@ class Run {
     std::uint64_t preds = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
     {
-      const std::size_t first = static_cast<std::size_t>(omp_get_thread_num()) * parts;
-      std::vector<Spilled>* const mine = &buckets[first];
+      const std::size_t own = static_cast<std::size_t>(omp_get_thread_num()) * parts;
+      std::vector<Spilled>* const mine = &buckets[own];
       auto spill = [&](std::uint64_t q) {
-        spilled[first + q] += mine[q].size();
+        spilled[own + q] += mine[q].size();
         keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
                               mine[q].size() * sizeof(Spilled)}));
         mine[q].clear();  // the capacity stays
@@ -1347,22 +1365,11 @@ class Run {
           ooc_->prefault(values_ + first, last - first);
           ooc_->prefault(state_ + first, (last - first) * sizeof(Cell));
         }
-        // This thread alone applies partition q: plain loads and stores (decide<false>), with
-        // the targets fetched a few updates ahead, as in memory (expand_partitioned). The
-        // locked instructions of the shared path took a third of this loop's time where
-        // profiled (docs/PERFORMANCE.md, out of core).
+        // This thread alone applies partition q (apply_owned): the locked instructions of the
+        // shared path took a third of this loop's time where profiled (docs/PERFORMANCE.md,
+        // out of core).
         auto apply = [&](const Spilled* u, std::size_t m) {
-          constexpr std::size_t kAhead = 16;
-          for (std::size_t k = 0; k < m; ++k) {
-            if (k + kAhead < m) {
-              const std::uint64_t p = u[k + kAhead] & ~kLossBit;
-              __builtin_prefetch(&state_[p], 1);
-              __builtin_prefetch(&values_[p], 1);
-            }
-            const Spilled e = u[k];
-            decide<false>(
-                e, [&] { return entry_of_index(e & ~kLossBit); }, stage, level, out);
-          }
+          apply_owned(u, m, stage, level, out);
           flush_if_large(out, next_);
         };
         keep(ooc_->drain(q, sizeof(Spilled), [&](std::span<const std::uint8_t> bytes) {
