@@ -340,8 +340,8 @@ class Frontier {
     return true;
   }
   // Thread-safe when mapped (a vector has one writer: gather()). Out of core the storage is
-  // reserved ahead in steps of doubling size; a failed reservation (a full disk) drops the
-  // entries and is kept for error(), which the kernel checks after every level.
+  // reserved ahead in steps of doubling size; a failed reservation or write (a full disk) drops
+  // the entries and is kept for error(), which the kernel checks after every level.
   void append(const std::vector<std::uint64_t>& v) {
     if (v.empty()) return;
     if (!mapped_) {
@@ -364,10 +364,15 @@ class Frontier {
         reserved_.store(want, std::memory_order_release);
       }
     }
-    std::memcpy(mapped_ + at, v.data(), v.size() * sizeof(std::uint64_t));
-    ooc_->release(mapped_ + at, v.size() * sizeof(std::uint64_t));
+    // Through storage, not the mapping (OutOfCore::write): its pages are never faulted in.
+    Status st = ooc_->write(mapped_ + at, {reinterpret_cast<const std::uint8_t*>(v.data()),
+                                           v.size() * sizeof(std::uint64_t)});
+    if (!st) {
+      std::lock_guard lock(reserve_mu_);
+      if (!error_) error_ = std::move(st).error();
+    }
   }
-  // The first failed reservation, once the appending threads are done.
+  // The first failed reservation or write, once the appending threads are done.
   const std::optional<Error>& error() const { return error_; }
   // Appends per-thread vectors and empties them.
   void gather(std::vector<std::vector<std::uint64_t>>& parts) {
@@ -1309,6 +1314,9 @@ class Run {
     buckets.resize(static_cast<std::size_t>(threads_) * parts);
     for (auto& b : buckets) b.reserve(full);
     auto& spilled = ooc_spilled_;  // updates spilled this level, per bucket
+    ooc_scratch_.resize(static_cast<std::size_t>(threads_));
+    for (auto& piece : ooc_scratch_) piece.resize((std::size_t{1} << 20) / sizeof(Spilled));
+    assert(kTask <= ooc_scratch_[0].size());
     spilled.assign(buckets.size(), 0);
     std::mutex error_mu;
     std::optional<Error> error;
@@ -1320,8 +1328,10 @@ class Run {
     std::uint64_t preds = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
     {
-      const std::size_t own = static_cast<std::size_t>(omp_get_thread_num()) * parts;
+      const auto me = static_cast<std::size_t>(omp_get_thread_num());
+      const std::size_t own = me * parts;
       std::vector<Spilled>* const mine = &buckets[own];
+      std::vector<std::uint64_t>& read = ooc_scratch_[me];
       auto spill = [&](std::uint64_t q) {
         spilled[own + q] += mine[q].size();
         keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
@@ -1331,8 +1341,14 @@ class Run {
 #pragma omp for schedule(dynamic, 1)
       for (std::uint64_t t = 0; t < n; t += kTask) {
         const std::uint64_t tend = std::min(n, t + kTask);
-        preds += send(frontier, t, tend, mine, full, spill);
-        ooc_->release(frontier + t, (tend - t) * sizeof(std::uint64_t));
+        // Read through storage (OutOfCore::read), as the entries were written: the frontier's
+        // pages are never mapped.
+        const Status got = ooc_->read(frontier + t, {reinterpret_cast<std::uint8_t*>(read.data()),
+                                                     (tend - t) * sizeof(std::uint64_t)});
+        if (got)
+          preds += send(read.data(), 0, tend - t, mine, full, spill);
+        else
+          keep(got);
         progress_advance(opt_.progress, tend - t);
       }
     }
@@ -1340,8 +1356,9 @@ class Run {
     next_.clear();
 #pragma omp parallel num_threads(threads_) if (parts > 1)
     {
-      auto& out = parts_[static_cast<std::size_t>(omp_get_thread_num())];
-      std::vector<Spilled> piece;
+      const auto me = static_cast<std::size_t>(omp_get_thread_num());
+      auto& out = parts_[me];
+      std::vector<Spilled>& piece = ooc_scratch_[me];
       // Every other level backwards: the partitions still resident from the last level are
       // taken first (cycling in one direction, least-recently-used eviction would always have
       // released the partition needed next).
@@ -1372,13 +1389,14 @@ class Run {
           apply_owned(u, m, stage, level, out);
           flush_if_large(out, next_);
         };
-        keep(ooc_->drain(q, sizeof(Spilled), [&](std::span<const std::uint8_t> bytes) {
-          // Copied into updates (the bytes are not Spilled objects): a megabyte at most, in
-          // the cache, against a cache miss per update applied.
-          piece.resize(bytes.size() / sizeof(Spilled));
-          std::memcpy(piece.data(), bytes.data(), piece.size() * sizeof(Spilled));
-          apply(piece.data(), piece.size());
-        }));
+        // Read into the thread's piece (a megabyte, kept from level to level): its bytes are
+        // those of the updates at its beginning.
+        keep(ooc_->drain(q, sizeof(Spilled),
+                         std::span(reinterpret_cast<std::uint8_t*>(piece.data()),
+                                   piece.size() * sizeof(Spilled)),
+                         [&](std::span<const std::uint8_t> bytes) {
+                           apply(piece.data(), bytes.size() / sizeof(Spilled));
+                         }));
         for (int t = 0; t < threads_; ++t) {
           auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
           apply(bucket.data(), bucket.size());
@@ -1555,7 +1573,10 @@ class Run {
   std::size_t resident_limit_ = 0;
   std::vector<std::vector<Spilled>> ooc_buckets_;  // [thread * partitions + partition]
   std::vector<std::uint64_t> ooc_spilled_;         // the same, updates spilled this level
-  std::size_t resume_stage_ = 0;                   // restore(): where propagate() goes on
+  // Per thread, a megabyte kept from level to level (a buffer allocated per level was zeroed and
+  // faulted in each time): the frontier entries of a task read back, then spilled updates.
+  std::vector<std::vector<std::uint64_t>> ooc_scratch_;
+  std::size_t resume_stage_ = 0;  // restore(): where propagate() goes on
   int resume_level_ = kNotResuming;
 };
 

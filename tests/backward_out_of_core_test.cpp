@@ -250,15 +250,30 @@ TEST(BackwardOutOfCore, SpillFilesKeepOrderAndEmptyWhenDrained) {
     }
     EXPECT_EQ((*store)->spilled_bytes(), all.size());
     std::vector<std::uint8_t> got;
-    ASSERT_TRUE((*store)->drain(3, 16, [&](std::span<const std::uint8_t> b) {
+    // A buffer of 1000 records and a few bytes more: pieces of whole records, at its beginning.
+    std::vector<std::uint8_t> buffer(16 * 1000 + 7);
+    ASSERT_TRUE((*store)->drain(3, 16, buffer, [&](std::span<const std::uint8_t> b) {
       EXPECT_EQ(b.size() % 16, 0u);
+      EXPECT_LE(b.size(), 16u * 1000);
+      EXPECT_EQ(b.data(), buffer.data());
       got.insert(got.end(), b.begin(), b.end());
     }));
     EXPECT_EQ(got, all);
     int calls = 0;
-    ASSERT_TRUE((*store)->drain(3, 16, [&](std::span<const std::uint8_t>) { ++calls; }));
-    ASSERT_TRUE((*store)->drain(5, 16, [&](std::span<const std::uint8_t>) { ++calls; }));
+    ASSERT_TRUE((*store)->drain(3, 16, buffer, [&](std::span<const std::uint8_t>) { ++calls; }));
+    ASSERT_TRUE((*store)->drain(5, 16, buffer, [&](std::span<const std::uint8_t>) { ++calls; }));
     EXPECT_EQ(calls, 0);
+    // A buffer smaller than a record is refused, and the spilled bytes stay.
+    ASSERT_TRUE((*store)->append(4, std::span<const std::uint8_t>(all.data(), 32)));
+    std::vector<std::uint8_t> tiny(15);
+    const auto refused =
+        (*store)->drain(4, 16, tiny, [&](std::span<const std::uint8_t>) { ++calls; });
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message().find("holds no record"), std::string::npos);
+    ASSERT_TRUE((*store)->drain(4, 16, buffer, [&](std::span<const std::uint8_t> b) {
+      calls += static_cast<int>(b.size());
+    }));
+    EXPECT_EQ(calls, 32);
     EXPECT_TRUE(std::filesystem::exists(where));
   }
   EXPECT_FALSE(std::filesystem::exists(where));
@@ -317,6 +332,41 @@ TEST(BackwardOutOfCore, PrefaultMapsReleasedPagesBackWithTheirContents) {
 #else
   GTEST_SKIP() << "built without MADV_POPULATE_WRITE";
 #endif
+}
+
+// write() and read() go through the file: what write() put there the mapping shows without a
+// page of it mapped by the writer, and read() returns what the mapping wrote; bytes outside the
+// store's arrays are an error, not a stray write.
+TEST(BackwardOutOfCore, WriteAndReadGoThroughTheFileTheMappingShows) {
+  const test::TempDir dir;
+  auto store = builder::FileOutOfCore::create(dir.path() / "w", 1 << 20, 1 << 20);
+  ASSERT_TRUE(store);
+  constexpr std::uint64_t kBytes = 64 * 4096;
+  auto mapped = (*store)->array("frontier-a", kBytes, true);
+  ASSERT_TRUE(mapped);
+  ASSERT_TRUE((*store)->reserve(mapped->data(), kBytes));
+  std::vector<std::uint8_t> piece(3 * 4096 + 123);
+  for (std::size_t i = 0; i < piece.size(); ++i) piece[i] = static_cast<std::uint8_t>(i * 13 + 5);
+  std::uint8_t* const at = mapped->data() + 5 * 4096 + 17;  // inside pages 5..8
+  ASSERT_TRUE((*store)->write(at, piece));
+  EXPECT_EQ(mapped_kb(mapped->data()), 0u);  // nothing mapped by the write
+  EXPECT_TRUE(std::equal(piece.begin(), piece.end(), at));
+  (*store)->release(mapped->data(), kBytes);
+  for (std::size_t i = 0; i < 4096; ++i)
+    mapped->data()[40 * 4096 + i] = static_cast<std::uint8_t>(i);
+  std::vector<std::uint8_t> back(piece.size());
+  ASSERT_TRUE((*store)->read(at, back));
+  EXPECT_EQ(back, piece);
+  std::vector<std::uint8_t> page(4096);
+  ASSERT_TRUE((*store)->read(mapped->data() + 40 * 4096, page));
+  for (std::size_t i = 0; i < page.size(); ++i) ASSERT_EQ(page[i], static_cast<std::uint8_t>(i));
+  // Past the array's end, or memory that is not the store's: refused, nothing written.
+  std::vector<std::uint8_t> other(100, 0x5A);
+  const auto past = (*store)->write(mapped->data() + kBytes - 50, other);
+  ASSERT_FALSE(past);
+  EXPECT_EQ(past.error().code(), Errc::internal);
+  EXPECT_FALSE((*store)->read(other.data(), std::span<std::uint8_t>(back.data(), 10)));
+  EXPECT_TRUE(std::all_of(other.begin(), other.end(), [](std::uint8_t b) { return b == 0x5A; }));
 }
 
 }  // namespace

@@ -24,6 +24,30 @@ Error sys_error(const char* what, const std::filesystem::path& p, int err) {
 
 constexpr std::uint64_t kPage = 4096;
 
+// All of [data, data + n) at `at` in the file (pwrite until done; a short write is retried).
+Status write_at(int fd, const std::uint8_t* data, std::size_t n, std::uint64_t at,
+                const std::filesystem::path& p) {
+  for (std::size_t done = 0; done < n;) {
+    const ssize_t w = ::pwrite(fd, data + done, n - done, static_cast<off_t>(at + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return sys_error("cannot write", p, w < 0 ? errno : ENOSPC);
+    done += static_cast<std::size_t>(w);
+  }
+  return {};
+}
+
+// n bytes from `at` in the file into data; the file's end before them is an error.
+Status read_at(int fd, std::uint8_t* data, std::size_t n, std::uint64_t at,
+               const std::filesystem::path& p) {
+  for (std::size_t got = 0; got < n;) {
+    const ssize_t r = ::pread(fd, data + got, n - got, static_cast<off_t>(at + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return sys_error("cannot read", p, r < 0 ? errno : EIO);
+    got += static_cast<std::size_t>(r);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<FileOutOfCore>> FileOutOfCore::create(std::filesystem::path dir,
@@ -87,20 +111,46 @@ Status FileOutOfCore::reserve(const void* array, std::uint64_t bytes) {
   return Error(Errc::internal, "reserve: not an array of this out-of-core store");
 }
 
+const FileOutOfCore::Mapping* FileOutOfCore::holding(const void* p, std::uint64_t bytes) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const Mapping& m : maps_) {
+    const auto base = reinterpret_cast<std::uintptr_t>(m.data);
+    if (a >= base && a + bytes <= base + m.bytes) return &m;
+  }
+  return nullptr;
+}
+
 void FileOutOfCore::advise(const void* p, std::uint64_t bytes, int advice) const {
   if (bytes == 0) return;
   // Whole pages around the range, within the mapping that holds it. Memory that is not ours
   // (the caller's values in memory) is left alone: there MADV_DONTNEED would zero private
   // pages.
+  const Mapping* m = holding(p, bytes);
+  if (!m) return;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  for (const Mapping& m : maps_) {
-    const auto base = reinterpret_cast<std::uintptr_t>(m.data);
-    if (a < base || a + bytes > base + m.bytes) continue;
-    const std::uintptr_t begin = a / kPage * kPage;
-    const std::uintptr_t end = std::min(base + m.bytes, (a + bytes + kPage - 1) / kPage * kPage);
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
-    return;
-  }
+  const auto base = reinterpret_cast<std::uintptr_t>(m->data);
+  const std::uintptr_t begin = a / kPage * kPage;
+  const std::uintptr_t end = std::min(base + m->bytes, (a + bytes + kPage - 1) / kPage * kPage);
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
+}
+
+// The page cache is the mapping's, so readers through the mapping see what pwrite wrote.
+Status FileOutOfCore::write(void* p, std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) return {};
+  const Mapping* m = holding(p, bytes.size());
+  if (!m) return Error(Errc::internal, "write: not within an array of this out-of-core store");
+  const auto at = static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(p) -
+                                             static_cast<const std::uint8_t*>(m->data));
+  return write_at(m->fd, bytes.data(), bytes.size(), at, m->path);
+}
+
+Status FileOutOfCore::read(const void* p, std::span<std::uint8_t> out) {
+  if (out.empty()) return {};
+  const Mapping* m = holding(p, out.size());
+  if (!m) return Error(Errc::internal, "read: not within an array of this out-of-core store");
+  const auto at = static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(p) -
+                                             static_cast<const std::uint8_t*>(m->data));
+  return read_at(m->fd, out.data(), out.size(), at, m->path);
 }
 
 // A shared mapping loses nothing by it: the pages' contents are the file's, and a thread still
@@ -139,36 +189,25 @@ Status FileOutOfCore::append(std::size_t partition, std::span<const std::uint8_t
     s.fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (s.fd < 0) return sys_error("cannot create", path, errno);
   }
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w =
-        ::pwrite(s.fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(s.size + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return sys_error("cannot write", path, w < 0 ? errno : ENOSPC);
-    done += static_cast<std::size_t>(w);
-  }
+  RETRA_TRY(write_at(s.fd, bytes.data(), bytes.size(), s.size, path));
   s.size += bytes.size();
   spilled_ += bytes.size();
   return {};
 }
 
-Status FileOutOfCore::drain(std::size_t partition, std::size_t record,
+Status FileOutOfCore::drain(std::size_t partition, std::size_t record, std::span<std::uint8_t> buf,
                             const std::function<void(std::span<const std::uint8_t>)>& fn) {
   Spill& s = spill(partition);
   std::lock_guard lock(s.mu);
   if (s.fd < 0 || s.size == 0) return {};
   const auto path = dir_ / fmt::format("spill-{}", partition);
-  const std::size_t piece = (std::size_t{1} << 20) / record * record;
-  std::vector<std::uint8_t> buf(piece);
+  const std::size_t piece = buf.size() / record * record;
+  if (piece == 0)
+    return Error(Errc::internal, fmt::format("drain: a buffer of {} bytes holds no record of {}",
+                                             buf.size(), record));
   for (std::uint64_t at = 0; at < s.size;) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(piece, s.size - at));
-    std::size_t got = 0;
-    while (got < want) {
-      const ssize_t r = ::pread(s.fd, buf.data() + got, want - got, static_cast<off_t>(at + got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return sys_error("cannot read", path, r < 0 ? errno : EIO);
-      got += static_cast<std::size_t>(r);
-    }
+    RETRA_TRY(read_at(s.fd, buf.data(), want, at, path));
     fn(std::span<const std::uint8_t>(buf.data(), want));
     at += want;
   }

@@ -40,10 +40,12 @@ class FileOutOfCore final : public kernels::OutOfCore {
   Status reserve(const void* array, std::uint64_t bytes) override;
   void release(const void* p, std::uint64_t bytes) override;
   void prefault(void* p, std::uint64_t bytes) override;
+  Status write(void* p, std::span<const std::uint8_t> bytes) override;  // pwrite
+  Status read(const void* p, std::span<std::uint8_t> out) override;     // pread
   std::uint64_t resident_bytes() const override { return resident_; }
   std::uint64_t batch_bytes() const override { return batch_; }
   Status append(std::size_t partition, std::span<const std::uint8_t> bytes) override;
-  Status drain(std::size_t partition, std::size_t record,
+  Status drain(std::size_t partition, std::size_t record, std::span<std::uint8_t> buffer,
                const std::function<void(std::span<const std::uint8_t>)>& fn) override;
   std::uint64_t spilled_bytes() const override { return spilled_.load(); }
 
@@ -74,6 +76,8 @@ class FileOutOfCore final : public kernels::OutOfCore {
   // madvise(advice) on the whole pages around [p, p + bytes) in the mapping that holds them;
   // nothing where no mapping of this store holds them all.
   void advise(const void* p, std::uint64_t bytes, int advice) const;
+  // The mapping that holds all of [p, p + bytes); null where none does.
+  const Mapping* holding(const void* p, std::uint64_t bytes) const;
   std::filesystem::path dir_;
   std::uint64_t resident_, batch_;
   std::vector<Mapping> maps_;
