@@ -310,7 +310,7 @@ inline bool claim(Cell& st) {
 
 // A level's frontier: a vector in memory, or, out of core, an array mapped from storage with
 // room for every position of the segment (a position enters a frontier once in a run), which many
-// threads append to at once and whose appended pages are released at once.
+// threads append to at once through storage (OutOfCore::write), its pages never mapped in.
 class Frontier {
  public:
   void map(std::span<std::uint8_t> storage, kernels::OutOfCore* ooc) {
@@ -1291,7 +1291,7 @@ class Run {
 
   // ---- expand, out of core: the partitioned expansion with spill files ----------------------
   // One round per level, so that each partition is applied once: the frontier is read in tasks
-  // (and its pages released behind them); a thread's bucket for a partition goes to that
+  // (through storage, OutOfCore::read); a thread's bucket for a partition goes to that
   // partition's spill file whenever it is full. Then each partition is made resident (touch) and
   // gets its spilled updates, then those still in the buckets; the positions it decides go to
   // the next frontier. The order of a level's updates does not matter (expand_partitioned), so

@@ -47,7 +47,7 @@ class Checkpoints {
 // (src/build/out_of_core.hpp keeps them in files in the database directory). The arrays are
 // mapped into memory and the kernel says which parts it is done with for now (release), so that
 // what stays resident is what it works on: one partition per thread, the most recently used
-// partitions up to resident_bytes(), and slices of its frontiers. Updates addressed to a
+// partitions up to resident_bytes(); its frontiers go through write() and read(). Updates to a
 // partition are appended to that partition's spill file and read back (drained) when the
 // partition is applied. Thread safety: array() is called by one thread before the others;
 // reserve(), release(), prefault(), write(), read(), append() and drain() from many at once
