@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <span>
@@ -76,17 +75,9 @@ class OutOfCore {
   // storage: the pages need not be mapped, nor released after. The frontiers go this way: a
   // page of a shared file mapping that a write faults in cost 12-26 us in a virtual machine
   // where measured, and 15% of an out-of-core build's page faults were the frontiers'
-  // (docs/PERFORMANCE.md, out of core). The defaults copy through the mapping and release it.
-  virtual Status write(void* p, std::span<const std::uint8_t> bytes) {
-    std::memcpy(p, bytes.data(), bytes.size());
-    release(p, bytes.size());
-    return {};
-  }
-  virtual Status read(const void* p, std::span<std::uint8_t> out) {
-    std::memcpy(out.data(), p, out.size());
-    release(p, out.size());
-    return {};
-  }
+  // (docs/PERFORMANCE.md, out of core).
+  virtual Status write(void* p, std::span<const std::uint8_t> bytes) = 0;
+  virtual Status read(const void* p, std::span<std::uint8_t> out) = 0;
   // Bytes of the kernel's arrays it may keep resident, and of update batches held before a spill.
   virtual std::uint64_t resident_bytes() const = 0;
   virtual std::uint64_t batch_bytes() const = 0;
