@@ -479,6 +479,7 @@ class Run {
       resident_limit_ = static_cast<std::size_t>(std::max(slots, budget / part));
       resident_.assign(partitions_, 0);
       pins_.assign(partitions_, 0);
+      values_in_store_ = ooc_->holds(values_, size_);
     }
     if (cluster_) {
       // Over a cluster: one partition per rank, of whole chunks; this rank works on its own.
@@ -1066,7 +1067,8 @@ class Run {
           if (shared)
             for (const auto& [e, p_entry] : buf) decide(e, p_entry, stage, level, out);
           else
-            for (const auto& [e, p_entry] : buf) decide<false>(e, p_entry, stage, level, out);
+            for (const auto& [e, p_entry] : buf)
+              decide<false>(e, p_entry, stage, level, out, whole());
         }
         progress_advance(opt_.progress, tend - t);
       }
@@ -1097,9 +1099,15 @@ class Run {
   // where entries are packed) only for a parent the update decides, 6-8 in a hundred updates
   // where measured.
   using Spilled = std::uint64_t;
-  // Out of core, a partition is prefaulted where a level has an update for every kDenseSpan of
-  // its positions (two pages of values) or more.
-  static constexpr std::uint64_t kDenseSpan = 8192;
+  // Where decide<false> finds the cells and values of the positions from `first` on: the
+  // arrays themselves (first 0), or out of core a partition's copy in a thread's slot.
+  struct View {
+    Cell* state = nullptr;
+    std::uint64_t state_first = 0;
+    std::uint8_t* values = nullptr;
+    std::uint64_t values_first = 0;
+  };
+  View whole() const { return {state_, 0, values_, 0}; }
 
   void expand_partitioned(int stage, int level) {
     const std::uint64_t n = frontier_.size();
@@ -1116,7 +1124,7 @@ class Run {
       for (std::size_t q = 0; q < parts; ++q)
         for (int t = 0; t < threads_; ++t) {
           auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
-          apply_owned(bucket.data(), bucket.size(), stage, level, decided[q]);
+          apply_owned(bucket.data(), bucket.size(), stage, level, decided[q], whole());
           bucket.clear();
         }
     }
@@ -1128,8 +1136,8 @@ class Run {
   // Applies m updates (Update, or Spilled out of core) to a partition the calling thread alone
   // works on: plain loads and stores (decide<false>), the targets fetched a few updates ahead.
   template <class U>
-  void apply_owned(const U* u, std::size_t m, int stage, int level,
-                   std::vector<std::uint64_t>& out) {
+  void apply_owned(const U* u, std::size_t m, int stage, int level, std::vector<std::uint64_t>& out,
+                   const View v) {
     const auto target = [](const U& x) -> std::uint64_t {
       if constexpr (std::is_same_v<U, Spilled>)
         return x;
@@ -1140,15 +1148,15 @@ class Run {
     for (std::size_t k = 0; k < m; ++k) {
       if (k + kAhead < m) {
         const std::uint64_t p = target(u[k + kAhead]) & ~kLossBit;
-        __builtin_prefetch(&state_[p], 1);
-        __builtin_prefetch(&values_[p], 1);
+        __builtin_prefetch(&v.state[p - v.state_first], 1);
+        __builtin_prefetch(&v.values[p - v.values_first], 1);
       }
       if constexpr (std::is_same_v<U, Spilled>) {
         const Spilled e = u[k];
         decide<false>(
-            e, [&] { return entry_of_index(e & ~kLossBit); }, stage, level, out);
+            e, [&] { return entry_of_index(e & ~kLossBit); }, stage, level, out, v);
       } else {
-        decide<false>(u[k].target, u[k].entry, stage, level, out);
+        decide<false>(u[k].target, u[k].entry, stage, level, out, v);
       }
     }
   }
@@ -1316,6 +1324,12 @@ class Run {
     auto& spilled = ooc_spilled_;  // updates spilled this level, per bucket
     ooc_scratch_.resize(static_cast<std::size_t>(threads_));
     for (auto& piece : ooc_scratch_) piece.resize((std::size_t{1} << 20) / sizeof(Spilled));
+    ooc_slots_.resize(static_cast<std::size_t>(threads_));
+    for (Slot& slot : ooc_slots_) {
+      slot.values.resize(values_in_store_ ? part_size_ : 0);
+      slot.state.resize(part_size_);
+      slot.block.assign((part_size_ >> kBlockShift) + 1, kAbsent);
+    }
     assert(kTask <= ooc_scratch_[0].size());
     spilled.assign(buckets.size(), 0);
     std::mutex error_mu;
@@ -1354,14 +1368,16 @@ class Run {
     }
     st_.predecessors += preds;
     next_.clear();
+    // Every partition is applied in a thread's slot, so the pages still mapped from the
+    // seed scan or a checkpoint are of no use here: released, the slots stay within the budget.
+    release_all();
 #pragma omp parallel num_threads(threads_) if (parts > 1)
     {
       const auto me = static_cast<std::size_t>(omp_get_thread_num());
       auto& out = parts_[me];
       std::vector<Spilled>& piece = ooc_scratch_[me];
-      // Every other level backwards: the partitions still resident from the last level are
-      // taken first (cycling in one direction, least-recently-used eviction would always have
-      // released the partition needed next).
+      // Every other level backwards: the partitions written last, whose pages the page cache
+      // most likely still holds, are taken first.
 #pragma omp for schedule(dynamic, 1)
       for (std::size_t turn = 0; turn < parts; ++turn) {
         const std::size_t q = level % 2 ? parts - 1 - turn : turn;
@@ -1370,23 +1386,23 @@ class Run {
           const std::size_t k = static_cast<std::size_t>(t) * parts + q;
           updates += spilled[k] + buckets[k].size();
         }
-        // A partition without updates is not visited: made resident, it would have released
-        // another (a fifth of the visits where counted, docs/PERFORMANCE.md, out of core).
-        if (updates == 0) continue;
+        if (updates == 0) continue;  // a fifth of the visits where counted
         const std::uint64_t first = q * part_size_, last = std::min(size_, first + part_size_);
-        const bool was_resident = resident(q);
-        const Pin pin(*this, first, last);
-        // Where the level's updates would fault in most of the partition's pages anyway (an
-        // update for every two pages of its values or more), they are mapped in one call.
-        if (!was_resident && updates >= (last - first) / kDenseSpan) {
-          ooc_->prefault(values_ + first, last - first);
-          ooc_->prefault(state_ + first, (last - first) * sizeof(Cell));
-        }
-        // This thread alone applies partition q (apply_owned): the locked instructions of the
-        // shared path took a third of this loop's time where profiled (docs/PERFORMANCE.md,
-        // out of core).
+        // Applied in the thread's slot: the blocks the updates need are read from storage
+        // (pread) and written back after the visit (pwrite). A page fault on the shared mapping
+        // cost 12-26 us a page where measured, pread and pwrite under half a microsecond; this
+        // took Awari's 20-stone kernel at --memory 204M from 32-38 s to 19-21 s
+        // (docs/PERFORMANCE.md, out of core). This thread alone applies partition q
+        // (apply_owned): the locked instructions of the shared path took a third of this
+        // loop's time where profiled.
+        Slot& slot = ooc_slots_[me];
+        const View view = values_in_store_
+                              ? View{slot.state.data(), first, slot.values.data(), first}
+                              : View{slot.state.data(), first, values_, 0};
         auto apply = [&](const Spilled* u, std::size_t m) {
-          apply_owned(u, m, stage, level, out);
+          // A piece whose blocks could not be read is not applied; the error ends the run.
+          if (const Status got = load_blocks(slot, first, last, u, m); !got) return keep(got);
+          apply_owned(u, m, stage, level, out, view);
           flush_if_large(out, next_);
         };
         // Read into the thread's piece (a megabyte, kept from level to level): its bytes are
@@ -1402,6 +1418,7 @@ class Run {
           apply(bucket.data(), bucket.size());
           bucket.clear();
         }
+        keep(store_blocks(slot, first, last));
       }
     }
     next_.gather(parts_);
@@ -1421,8 +1438,8 @@ class Run {
   // p_entry: the parent's frontier entry, or (out of core) what computes it, called only when
   // the parent is decided.
   template <bool Shared = true, class Entry = std::uint64_t>
-  void decide(std::uint64_t e, Entry p_entry, int stage, int level,
-              std::vector<std::uint64_t>& out) {
+  void decide(std::uint64_t e, Entry p_entry, int stage, int level, std::vector<std::uint64_t>& out,
+              const View v = {}) {
     const auto entry = [&]() -> std::uint64_t {
       if constexpr (std::is_invocable_v<Entry&>)
         return p_entry();
@@ -1430,23 +1447,25 @@ class Run {
         return p_entry;
     };
     const std::uint64_t p = e & ~kLossBit;
-    Cell& sp = state_[p];
     if constexpr (!Shared) {
-      const Cell s = sp;
+      Cell& c = v.state[p - v.state_first];
+      std::uint8_t& value = v.values[p - v.values_first];
+      const Cell s = c;
       if (s & kDecided) return;
       if (e >> 63) {
-        sp = static_cast<Cell>(s | kDecided);
-        values_[p] = R::win_value(stage, level);
+        c = static_cast<Cell>(s | kDecided);
+        value = R::win_value(stage, level);
         out.push_back(entry());
-      } else if ((s & kCounter) == 1 && R::loss_ready(values_[p], stage, level)) {
-        sp = static_cast<Cell>((s - 1) | kDecided);
-        values_[p] = R::loss_value(stage, level);
+      } else if ((s & kCounter) == 1 && R::loss_ready(value, stage, level)) {
+        c = static_cast<Cell>((s - 1) | kDecided);
+        value = R::loss_value(stage, level);
         out.push_back(entry() | kLossBit);
       } else {
-        sp = static_cast<Cell>(s - 1);
+        c = static_cast<Cell>(s - 1);
       }
       return;
     }
+    Cell& sp = state_[p];
     if (load(sp) & kDecided) return;
     if (e >> 63) {
       // The child is lost for its mover: p wins by moving there.
@@ -1495,10 +1514,6 @@ class Run {
     Run& run;
     const std::uint64_t b, e;
   };
-  bool resident(std::size_t q) {
-    std::lock_guard lock(lru_mu_);
-    return resident_[q] != 0;
-  }
   void touch(std::uint64_t begin, std::uint64_t end, int pin) {
     if (!ooc_ || begin >= end) return;
     std::vector<std::size_t> out;
@@ -1546,6 +1561,80 @@ class Run {
     }
   }
 
+  // ---- out of core: a thread's slot ----------------------------------------------------------
+  // The copy of the partition a thread applies at a level: blocks of 2^kBlockShift positions
+  // (16 KiB of values) are read before the first piece of updates that needs them, in runs, and
+  // written back when the visit ends, so that storage holds every value between visits (the
+  // seed scans, checkpoints and finalize read the mapping). Only the thread that owns the slot
+  // touches it. Values that are the caller's memory stay there (values empty).
+  //   values [part_size_] bytes | state [part_size_] cells | block [blocks] kAbsent/kWanted/kHeld
+  static constexpr unsigned kBlockShift = 14;
+  enum : std::uint8_t { kAbsent, kWanted, kHeld };
+  struct Slot {
+    std::vector<std::uint8_t> values;
+    std::vector<Cell> state;
+    std::vector<std::uint8_t> block;
+  };
+  // Reads or writes blocks [b, e) of the partition [first, last) between storage and the slot.
+  Status transfer(Slot& slot, std::uint64_t first, std::uint64_t last, std::uint64_t b,
+                  std::uint64_t e, bool write) {
+    const std::uint64_t i = b << kBlockShift, n = std::min(last - first, e << kBlockShift) - i;
+    auto* const cells = reinterpret_cast<std::uint8_t*>(slot.state.data() + i);
+    if (write) {
+      if (values_in_store_)
+        RETRA_TRY(ooc_->write(values_ + first + i, {slot.values.data() + i, n}));
+      return ooc_->write(state_ + first + i, {cells, n * sizeof(Cell)});
+    }
+    if (values_in_store_) RETRA_TRY(ooc_->read(values_ + first + i, {slot.values.data() + i, n}));
+    return ooc_->read(state_ + first + i, {cells, n * sizeof(Cell)});
+  }
+  // Makes the slot hold every block that the updates u[0, m) target.
+  Status load_blocks(Slot& slot, std::uint64_t first, std::uint64_t last, const Spilled* u,
+                     std::size_t m) {
+    std::uint64_t lo = slot.block.size(), hi = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+      const std::uint64_t b = ((u[k] & ~kLossBit) - first) >> kBlockShift;
+      if (slot.block[b] != kAbsent) continue;
+      slot.block[b] = kWanted;
+      lo = std::min(lo, b);
+      hi = std::max(hi, b + 1);
+    }
+    for (std::uint64_t b = lo; b < hi;) {
+      if (slot.block[b] != kWanted) {
+        ++b;
+        continue;
+      }
+      std::uint64_t e = b;
+      while (e < hi && slot.block[e] == kWanted) ++e;
+      if (const Status st = transfer(slot, first, last, b, e, false); !st) {
+        for (std::uint64_t x = b; x < hi; ++x)
+          if (slot.block[x] == kWanted) slot.block[x] = kAbsent;
+        return st;
+      }
+      std::fill(slot.block.begin() + static_cast<std::ptrdiff_t>(b),
+                slot.block.begin() + static_cast<std::ptrdiff_t>(e), kHeld);
+      b = e;
+    }
+    return {};
+  }
+  // Writes the blocks the slot holds back to storage, in runs, and empties the slot.
+  Status store_blocks(Slot& slot, std::uint64_t first, std::uint64_t last) {
+    Status result;
+    const std::uint64_t blocks = ((last - first - 1) >> kBlockShift) + 1;
+    for (std::uint64_t b = 0; b < blocks;) {
+      if (slot.block[b] != kHeld) {
+        ++b;
+        continue;
+      }
+      std::uint64_t e = b;
+      while (e < blocks && slot.block[e] == kHeld) slot.block[e++] = kAbsent;
+      if (Status st = transfer(slot, first, last, b, e, true); !st && result)
+        result = std::move(st);
+      b = e;
+    }
+    return result;
+  }
+
   const G& g_;
   const Seg seg_;
   const std::uint64_t size_;
@@ -1556,6 +1645,9 @@ class Run {
   const int threads_;
   const std::uint64_t chunk_, chunks_;
   bool packed_ = false;
+  // Out of core: whether the values are the store's array (else the caller's memory, which the
+  // slots leave in place).
+  bool values_in_store_ = false;
   BackwardStats st_;
   std::array<std::uint64_t, 256> hist_{};  // positions per initial values[] byte
   Frontier frontier_, next_;
@@ -1576,6 +1668,7 @@ class Run {
   // Per thread, a megabyte kept from level to level (a buffer allocated per level was zeroed and
   // faulted in each time): the frontier entries of a task read back, then spilled updates.
   std::vector<std::vector<std::uint64_t>> ooc_scratch_;
+  std::vector<Slot> ooc_slots_;   // per thread
   std::size_t resume_stage_ = 0;  // restore(): where propagate() goes on
   int resume_level_ = kNotResuming;
 };

@@ -46,10 +46,11 @@ class Checkpoints {
 // (src/build/out_of_core.hpp keeps them in files in the database directory). The arrays are
 // mapped into memory and the kernel says which parts it is done with for now (release), so that
 // what stays resident is what it works on: one partition per thread, the most recently used
-// partitions up to resident_bytes(); its frontiers go through write() and read(). Updates to a
+// partitions up to resident_bytes(). Its frontiers, and the partitions a level applies (in a
+// copy per thread), go through write() and read(). Updates to a
 // partition are appended to that partition's spill file and read back (drained) when the
 // partition is applied. Thread safety: array() is called by one thread before the others;
-// reserve(), release(), prefault(), write(), read(), append() and drain() from many at once
+// reserve(), release(), write(), read(), append() and drain() from many at once
 // (drain() of one partition by one thread at a time; write() and read() of disjoint bytes).
 class OutOfCore {
  public:
@@ -65,19 +66,15 @@ class OutOfCore {
   // Drops the pages of [p, p + bytes) from the process's memory; their contents stay in storage
   // and come back on the next access.
   virtual void release(const void* p, std::uint64_t bytes) = 0;
-  // Maps [p, p + bytes) for writing in one call, ahead of writes to most of its pages; a hint
-  // (nothing happens where it cannot be done). One call instead of a page fault per page.
-  virtual void prefault(void* p, std::uint64_t bytes) {
-    (void)p;
-    (void)bytes;
-  }
   // Copies bytes into (write) or out of (read) an array array() returned, at p, through
-  // storage: the pages need not be mapped, nor released after. The frontiers go this way: a
-  // page of a shared file mapping that a write faults in cost 12-26 us in a virtual machine
-  // where measured, and 15% of an out-of-core build's page faults were the frontiers'
-  // (docs/PERFORMANCE.md, out of core).
+  // storage: the pages need not be mapped, nor released after. The frontiers and the applied
+  // partitions go this way: a page of a shared file mapping that a write faults in cost
+  // 12-26 us in a virtual machine where measured (docs/PERFORMANCE.md, out of core).
   virtual Status write(void* p, std::span<const std::uint8_t> bytes) = 0;
   virtual Status read(const void* p, std::span<std::uint8_t> out) = 0;
+  // Whether [p, p + bytes) lies within an array array() returned (a run's values may instead
+  // be the caller's memory).
+  virtual bool holds(const void* p, std::uint64_t bytes) const = 0;
   // Bytes of the kernel's arrays it may keep resident, and of update batches held before a spill.
   virtual std::uint64_t resident_bytes() const = 0;
   virtual std::uint64_t batch_bytes() const = 0;

@@ -6,9 +6,11 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -300,40 +302,6 @@ std::uint64_t mapped_kb(const void* p) {
   return ~std::uint64_t{0};
 }
 
-// prefault() maps the whole pages around a range of an array back in, with the contents
-// released pages kept, and leaves memory that is not the store's alone.
-TEST(BackwardOutOfCore, PrefaultMapsReleasedPagesBackWithTheirContents) {
-#ifdef MADV_POPULATE_WRITE
-  {
-    std::vector<std::uint8_t> probe(8192);
-    void* page = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(probe.data()) + 4095) /
-                                         4096 * 4096);
-    if (::madvise(page, 4096, MADV_POPULATE_WRITE) != 0)
-      GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
-  }
-  const test::TempDir dir;
-  auto store = builder::FileOutOfCore::create(dir.path() / "p", 1 << 20, 1 << 20);
-  ASSERT_TRUE(store);
-  constexpr std::uint64_t kBytes = 256 * 4096;
-  auto mapped = (*store)->array("values", kBytes, false);
-  ASSERT_TRUE(mapped);
-  for (std::size_t i = 0; i < mapped->size(); ++i)
-    (*mapped)[i] = static_cast<std::uint8_t>(i * 7 + i / 4096);
-  (*store)->release(mapped->data(), kBytes);
-  EXPECT_EQ(mapped_kb(mapped->data()), 0u);
-  // Pages 10..109: the range starts and ends inside pages 10 and 109.
-  (*store)->prefault(mapped->data() + 10 * 4096 + 100, 100 * 4096 - 200);
-  EXPECT_EQ(mapped_kb(mapped->data()), 400u);
-  for (std::size_t i = 0; i < mapped->size(); ++i)
-    ASSERT_EQ((*mapped)[i], static_cast<std::uint8_t>(i * 7 + i / 4096)) << i;
-  std::vector<std::uint8_t> other(3 * 4096, 0x5A);
-  (*store)->prefault(other.data(), other.size());
-  EXPECT_TRUE(std::all_of(other.begin(), other.end(), [](std::uint8_t b) { return b == 0x5A; }));
-#else
-  GTEST_SKIP() << "built without MADV_POPULATE_WRITE";
-#endif
-}
-
 // write() and read() go through the file: what write() put there the mapping shows without a
 // page of it mapped by the writer, and read() returns what the mapping wrote; bytes outside the
 // store's arrays are an error, not a stray write.
@@ -370,6 +338,94 @@ TEST(BackwardOutOfCore, WriteAndReadGoThroughTheFileTheMappingShows) {
                           [](std::uint8_t b) { return b == 0; }));
   EXPECT_FALSE((*store)->read(other.data(), std::span<std::uint8_t>(back.data(), 10)));
   EXPECT_EQ(back, piece);
+  EXPECT_TRUE((*store)->holds(mapped->data(), kBytes));
+  EXPECT_FALSE((*store)->holds(mapped->data() + 1, kBytes));
+  EXPECT_FALSE((*store)->holds(other.data(), other.size()));
+}
+
+// A store whose read() fails from its `fail_at`-th call on (a disk error), the rest forwarded.
+class FailingReads final : public kernels::OutOfCore {
+ public:
+  FailingReads(kernels::OutOfCore& store, int fail_at) : s_(store), fail_at_(fail_at) {}
+  Result<std::span<std::uint8_t>> array(const std::string& name, std::uint64_t bytes,
+                                        bool grows) override {
+    auto a = s_.array(name, bytes, grows);
+    if (a && name == "cells") cells_ = *a;
+    return a;
+  }
+  Status reserve(const void* a, std::uint64_t bytes) override { return s_.reserve(a, bytes); }
+  void release(const void* p, std::uint64_t bytes) override { s_.release(p, bytes); }
+  Status write(void* p, std::span<const std::uint8_t> bytes) override { return s_.write(p, bytes); }
+  Status read(const void* p, std::span<std::uint8_t> out) override {
+    if (++reads >= fail_at_) return Error(Errc::io, "injected read failure");
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    if (b >= cells_.data() && b < cells_.data() + cells_.size()) ++cell_reads;
+    return s_.read(p, out);
+  }
+  bool holds(const void* p, std::uint64_t bytes) const override { return s_.holds(p, bytes); }
+  std::uint64_t resident_bytes() const override { return s_.resident_bytes(); }
+  std::uint64_t batch_bytes() const override { return s_.batch_bytes(); }
+  Status append(std::size_t partition, std::span<const std::uint8_t> bytes) override {
+    return s_.append(partition, bytes);
+  }
+  Status drain(std::size_t partition, std::size_t record, std::span<std::uint8_t> buffer,
+               const std::function<void(std::span<const std::uint8_t>)>& fn) override {
+    return s_.drain(partition, record, buffer, fn);
+  }
+  std::uint64_t spilled_bytes() const override { return s_.spilled_bytes(); }
+  std::atomic<int> reads{0};
+  std::atomic<int> cell_reads{0};  // of the counters' array: partitions applied in a copy
+
+ private:
+  kernels::OutOfCore& s_;
+  std::span<std::uint8_t> cells_;
+  const int fail_at_;
+};
+
+// Out of core, the partitions a level applies are read into a thread's copy and written back
+// (read() and write(), like the frontiers): a read that fails, whichever it is, ends the run with
+// its error, never with values from a copy that was not read; with none failing, the values are
+// the in-memory kernel's.
+TEST(BackwardOutOfCore, AFailedReadEndsTheRunWithItsError) {
+  const auto s = graph_test::solved_graph<ValueKind::dtm>(7, 200);
+  ASSERT_TRUE(s.clean);
+  ASSERT_GT(s.clean->levels, 3);
+  const test::TempDir dir;
+  int cell_reads = 0;
+  auto run = [&](int fail_at, int threads, std::vector<std::uint8_t>& values, int& reads) {
+    auto store = builder::FileOutOfCore::create(dir.path() / "f", 64, 1 << 20);
+    EXPECT_TRUE(store);
+    FailingReads failing(**store, fail_at);
+    auto mapped = (*store)->array("values", s.g.quiet.size(), false);
+    EXPECT_TRUE(mapped);
+    kernels::BackwardOptions opt;
+    opt.threads = threads;
+    opt.chunk = 16;
+    opt.out_of_core = &failing;
+    auto st = backward_on(s.g, *mapped, opt);
+    values.assign(mapped->begin(), mapped->end());
+    reads = failing.reads.load();
+    cell_reads = failing.cell_reads.load();
+    return st;
+  };
+  for (int threads : {1, 2}) {
+    std::vector<std::uint8_t> values;
+    int reads = 0;
+    const auto all = run(1 << 30, threads, values, reads);
+    ASSERT_TRUE(all) << all.error().message();
+    EXPECT_EQ(values, s.want);
+    // The frontiers' tasks and the partitions' blocks, a block of counters at least for every
+    // level that had updates.
+    EXPECT_GE(cell_reads, s.clean->levels - 1) << threads;
+    for (int fail_at : {1, 2, reads / 3, reads / 2, reads - 1, reads}) {
+      int seen = 0;
+      const auto st = run(fail_at, threads, values, seen);
+      ASSERT_FALSE(st) << "read " << fail_at << " of " << reads << " failed, " << threads
+                       << " threads";
+      EXPECT_EQ(st.error().code(), Errc::io);
+      EXPECT_NE(st.error().message().find("injected read failure"), std::string::npos);
+    }
+  }
 }
 
 }  // namespace

@@ -157,18 +157,6 @@ Status FileOutOfCore::read(const void* p, std::span<std::uint8_t> out) {
 // using one faults it back in.
 void FileOutOfCore::release(const void* p, std::uint64_t bytes) { advise(p, bytes, MADV_DONTNEED); }
 
-// The kernel's first writes to a partition it had released took a page fault each, a fifth of
-// an out-of-core build's time where profiled (docs/PERFORMANCE.md, out of core); one call maps
-// them all. Fails harmlessly (EINVAL) before Linux 5.14.
-void FileOutOfCore::prefault(void* p, std::uint64_t bytes) {
-#ifdef MADV_POPULATE_WRITE
-  advise(p, bytes, MADV_POPULATE_WRITE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
 void FileOutOfCore::release_all() {
   for (const Mapping& m : maps_) ::madvise(m.data, m.bytes, MADV_DONTNEED);
 }

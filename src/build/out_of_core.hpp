@@ -39,9 +39,11 @@ class FileOutOfCore final : public kernels::OutOfCore {
                                         bool grows) override;
   Status reserve(const void* array, std::uint64_t bytes) override;
   void release(const void* p, std::uint64_t bytes) override;
-  void prefault(void* p, std::uint64_t bytes) override;
   Status write(void* p, std::span<const std::uint8_t> bytes) override;  // pwrite
   Status read(const void* p, std::span<std::uint8_t> out) override;     // pread
+  bool holds(const void* p, std::uint64_t bytes) const override {
+    return holding(p, bytes) != nullptr;
+  }
   std::uint64_t resident_bytes() const override { return resident_; }
   std::uint64_t batch_bytes() const override { return batch_; }
   Status append(std::size_t partition, std::span<const std::uint8_t> bytes) override;
