@@ -1391,10 +1391,9 @@ class Run {
         // Applied in the thread's slot: the blocks the updates need are read from storage
         // (pread) and written back after the visit (pwrite). A page fault on the shared mapping
         // cost 12-26 us a page where measured, pread and pwrite under half a microsecond; this
-        // took Awari's 20-stone kernel at --memory 204M from 32-38 s to 19-21 s
-        // (docs/PERFORMANCE.md, out of core). This thread alone applies partition q
-        // (apply_owned): the locked instructions of the shared path took a third of this
-        // loop's time where profiled.
+        // took the kernel measured there from 32-38 s to 19-21 s (docs/PERFORMANCE.md, out of
+        // core). This thread alone applies partition q (apply_owned): the locked instructions
+        // of the shared path took a third of this loop's time where profiled.
         Slot& slot = ooc_slots_[me];
         const View view = values_in_store_
                               ? View{slot.state.data(), first, slot.values.data(), first}
