@@ -62,6 +62,9 @@ struct BackwardStats {
   // the bytes of updates spilled to storage out of core.
   std::uint64_t partitions = 0;
   std::uint64_t spilled_bytes = 0;
+  // Out of core: the bytes the threads' slots read from storage and wrote back to it (counters
+  // and values of the blocks a level's updates target; values only of blocks where one changed).
+  std::uint64_t slot_read_bytes = 0, slot_written_bytes = 0;
   // Out of core: the most bytes the update buckets held allocated at once (their vectors'
   // capacities, all threads together): OutOfCore::batch_bytes() at most, unless that is less
   // than one update a bucket.
@@ -474,6 +477,9 @@ class Run {
       const auto slots = static_cast<std::uint64_t>(threads_) + 1;
       std::uint64_t part = std::max(chunk_, budget / slots / chunk_ * chunk_);
       if (opt.partitions > 1) part = std::min(part, std::max(chunk_, part_size_ / chunk_ * chunk_));
+      // A spilled update holds its target's offset in the partition in 31 bits (Spilled).
+      part = std::min(part, std::max(chunk_, kMaxPartition / chunk_ * chunk_));
+      assert(part <= kMaxPartition);
       part_size_ = part;
       partitions_ = static_cast<std::size_t>((n + part - 1) / part);
       resident_limit_ = static_cast<std::size_t>(std::max(slots, budget / part));
@@ -1093,12 +1099,24 @@ class Run {
     std::uint64_t entry;   // the parent's frontier entry
   };
   static_assert(sizeof(Update) == 16);
-  // Out of core, an update is its target alone (| kLossBit), half the bytes through the spill
-  // files, whose writes into the page cache took 27% of the kernel's time where profiled
-  // (docs/ARCHITECTURE.md, out of core): the parent's frontier entry is made again (an unrank,
-  // where entries are packed) only for a parent the update decides, 6-8 in a hundred updates
-  // where measured.
-  using Spilled = std::uint64_t;
+  // Out of core, an update is its target alone, as its offset in the partition with the loss
+  // bit on top: a quarter of an Update's bytes through the spill files, whose writes into the
+  // page cache took 27% of the kernel's time where profiled with 8-byte updates
+  // (docs/ARCHITECTURE.md, out of core), and twice the updates per bucket of 8 bytes. The
+  // parent's frontier entry is made again (an unrank, where entries are packed) only for a
+  // parent the update decides, 6-8 in a hundred updates where measured.
+  //   Spilled (uint32): bit 31 loss | bits 0-30 target - partition's first position
+  using Spilled = std::uint32_t;
+  static constexpr Spilled kSpilledLoss = Spilled{1} << 31;
+  static constexpr std::uint64_t kMaxPartition = kSpilledLoss;  // positions, out of core
+  static Spilled spill_of(std::uint64_t p, std::uint64_t first, std::uint64_t loss) {
+    assert(p >= first && p - first < kMaxPartition);
+    return static_cast<Spilled>(p - first) | (loss ? kSpilledLoss : 0);
+  }
+  // The update as decide() takes it (index | kLossBit) of x, spilled to the partition at first.
+  static std::uint64_t unspill(Spilled x, std::uint64_t first) {
+    return (first + (x & ~kSpilledLoss)) | (static_cast<std::uint64_t>(x >> 31) << 63);
+  }
   // Where decide<false> finds the cells and values of the positions from `first` on: the
   // arrays themselves (first 0), or out of core a partition's copy in a thread's slot.
   struct View {
@@ -1106,6 +1124,9 @@ class Run {
     std::uint64_t state_first = 0;
     std::uint8_t* values = nullptr;
     std::uint64_t values_first = 0;
+    // Out of core, the slot's block states (index: (p - state_first) >> kBlockShift): a decision
+    // marks its block kDirty, so that only blocks whose values changed write their values back.
+    std::uint8_t* blocks = nullptr;
   };
   View whole() const { return {state_, 0, values_, 0}; }
 
@@ -1133,14 +1154,15 @@ class Run {
     next_.gather(decided);
   }
 
-  // Applies m updates (Update, or Spilled out of core) to a partition the calling thread alone
-  // works on: plain loads and stores (decide<false>), the targets fetched a few updates ahead.
+  // Applies m updates (Update, or Spilled out of core to the partition at `first`) to a
+  // partition the calling thread alone works on: plain loads and stores (decide<false>), the
+  // targets fetched a few updates ahead.
   template <class U>
   void apply_owned(const U* u, std::size_t m, int stage, int level, std::vector<std::uint64_t>& out,
-                   const View v) {
-    const auto target = [](const U& x) -> std::uint64_t {
+                   const View v, std::uint64_t first = 0) {
+    const auto target = [&](const U& x) -> std::uint64_t {
       if constexpr (std::is_same_v<U, Spilled>)
-        return x;
+        return unspill(x, first);
       else
         return x.target;
     };
@@ -1152,7 +1174,7 @@ class Run {
         __builtin_prefetch(&v.values[p - v.values_first], 1);
       }
       if constexpr (std::is_same_v<U, Spilled>) {
-        const Spilled e = u[k];
+        const std::uint64_t e = target(u[k]);
         decide<false>(
             e, [&] { return entry_of_index(e & ~kLossBit); }, stage, level, out, v);
       } else {
@@ -1184,7 +1206,7 @@ class Run {
   // The unmoves of the frontier entries [b, e) as updates in the buckets of their owners (mine:
   // the calling thread's bucket per partition); returns how many. A bucket that reaches `full`
   // updates is handed to spill(partition), which empties it (out of core). Buckets of U =
-  // std::uint64_t hold the target alone (Spilled).
+  // Spilled hold the target alone, as its offset in the partition.
   template <class U, class Spill = std::nullptr_t>
   std::uint64_t send(const std::uint64_t* frontier, std::uint64_t b, std::uint64_t e,
                      std::vector<U>* mine, std::size_t full = 0, Spill&& spill = {}) const {
@@ -1195,7 +1217,7 @@ class Run {
                          [&](std::uint64_t p, const Pos& pp) {
                            const std::uint64_t q = p / part_size_;
                            if constexpr (std::is_same_v<U, Spilled>)
-                             mine[q].push_back(p | loss);
+                             mine[q].push_back(spill_of(p, q * part_size_, loss));
                            else
                              mine[q].push_back({p | loss, entry_of(p, pp)});
                            if constexpr (!std::is_same_v<std::decay_t<Spill>, std::nullptr_t>)
@@ -1323,14 +1345,14 @@ class Run {
     for (auto& b : buckets) b.reserve(full);
     auto& spilled = ooc_spilled_;  // updates spilled this level, per bucket
     ooc_scratch_.resize(static_cast<std::size_t>(threads_));
-    for (auto& piece : ooc_scratch_) piece.resize((std::size_t{1} << 20) / sizeof(Spilled));
+    for (auto& read : ooc_scratch_) read.resize(kTask);
     ooc_slots_.resize(static_cast<std::size_t>(threads_));
     for (Slot& slot : ooc_slots_) {
+      slot.piece.resize((std::size_t{1} << 20) / sizeof(Spilled));
       slot.values.resize(values_in_store_ ? part_size_ : 0);
       slot.state.resize(part_size_);
       slot.block.assign((part_size_ >> kBlockShift) + 1, kAbsent);
     }
-    assert(kTask <= ooc_scratch_[0].size());
     spilled.assign(buckets.size(), 0);
     std::mutex error_mu;
     std::optional<Error> error;
@@ -1375,7 +1397,6 @@ class Run {
     {
       const auto me = static_cast<std::size_t>(omp_get_thread_num());
       auto& out = parts_[me];
-      std::vector<Spilled>& piece = ooc_scratch_[me];
       // Every other level backwards: the partitions written last, whose pages the page cache
       // most likely still holds, are taken first.
 #pragma omp for schedule(dynamic, 1)
@@ -1395,13 +1416,14 @@ class Run {
         // core). This thread alone applies partition q (apply_owned): the locked instructions
         // of the shared path took a third of this loop's time where profiled.
         Slot& slot = ooc_slots_[me];
-        const View view = values_in_store_
-                              ? View{slot.state.data(), first, slot.values.data(), first}
-                              : View{slot.state.data(), first, values_, 0};
+        std::vector<Spilled>& piece = slot.piece;
+        const View view = values_in_store_ ? View{slot.state.data(), first, slot.values.data(),
+                                                  first, slot.block.data()}
+                                           : View{slot.state.data(), first, values_, 0, nullptr};
         auto apply = [&](const Spilled* u, std::size_t m) {
           // A piece whose blocks could not be read is not applied; the error ends the run.
           if (const Status got = load_blocks(slot, first, last, u, m); !got) return keep(got);
-          apply_owned(u, m, stage, level, out, view);
+          apply_owned(u, m, stage, level, out, view, first);
           flush_if_large(out, next_);
         };
         // Read into the thread's piece (a megabyte, kept from level to level): its bytes are
@@ -1421,6 +1443,10 @@ class Run {
       }
     }
     next_.gather(parts_);
+    for (Slot& slot : ooc_slots_) {
+      st_.slot_read_bytes += std::exchange(slot.read_bytes, 0);
+      st_.slot_written_bytes += std::exchange(slot.written_bytes, 0);
+    }
     std::uint64_t held = 0;
     for (const auto& b : buckets) held += b.capacity() * sizeof(Spilled);
     st_.batch_peak_bytes = std::max(st_.batch_peak_bytes, held);
@@ -1454,10 +1480,12 @@ class Run {
       if (e >> 63) {
         c = static_cast<Cell>(s | kDecided);
         value = R::win_value(stage, level);
+        if (v.blocks) v.blocks[(p - v.state_first) >> kBlockShift] = kDirty;
         out.push_back(entry());
       } else if ((s & kCounter) == 1 && R::loss_ready(value, stage, level)) {
         c = static_cast<Cell>((s - 1) | kDecided);
         value = R::loss_value(stage, level);
+        if (v.blocks) v.blocks[(p - v.state_first) >> kBlockShift] = kDirty;
         out.push_back(entry() | kLossBit);
       } else {
         c = static_cast<Cell>(s - 1);
@@ -1565,34 +1593,43 @@ class Run {
   // (16 KiB of values) are read before the first piece of updates that needs them, in runs, and
   // written back when the visit ends, so that storage holds every value between visits (the
   // seed scans, checkpoints and finalize read the mapping). Only the thread that owns the slot
-  // touches it. Values that are the caller's memory stay there (values empty).
-  //   values [part_size_] bytes | state [part_size_] cells | block [blocks] kAbsent/kWanted/kHeld
+  // touches it. Values that are the caller's memory stay there (values empty). A block's values
+  // change only where a position is decided (decide<false> marks it kDirty); the others write
+  // back their counters alone.
+  //   values [part_size_] bytes | state [part_size_] cells | block [blocks] kAbsent/kWanted/
+  //   kHeld/kDirty | piece [1 MiB / 4] spilled updates | bytes read and written
   static constexpr unsigned kBlockShift = 14;
-  enum : std::uint8_t { kAbsent, kWanted, kHeld };
+  enum : std::uint8_t { kAbsent, kWanted, kHeld, kDirty };
   struct Slot {
     std::vector<std::uint8_t> values;
     std::vector<Cell> state;
     std::vector<std::uint8_t> block;
+    std::vector<Spilled> piece;  // a megabyte: updates read back from a spill file
+    std::uint64_t read_bytes = 0, written_bytes = 0;  // for BackwardStats
   };
-  // Reads or writes blocks [b, e) of the partition [first, last) between storage and the slot.
+  enum : unsigned { kCells = 1, kValues = 2 };
+  // Reads or writes blocks [b, e) of the partition [first, last) between storage and the slot:
+  // the counters (kCells) and the values (kValues, when the store holds them).
   Status transfer(Slot& slot, std::uint64_t first, std::uint64_t last, std::uint64_t b,
-                  std::uint64_t e, bool write) {
+                  std::uint64_t e, bool write, unsigned what) {
     const std::uint64_t i = b << kBlockShift, n = std::min(last - first, e << kBlockShift) - i;
     auto* const cells = reinterpret_cast<std::uint8_t*>(slot.state.data() + i);
+    const bool values = (what & kValues) && values_in_store_, counters = what & kCells;
+    (write ? slot.written_bytes : slot.read_bytes) +=
+        (counters ? n * sizeof(Cell) : 0) + (values ? n : 0);
     if (write) {
-      if (values_in_store_)
-        RETRA_TRY(ooc_->write(values_ + first + i, {slot.values.data() + i, n}));
-      return ooc_->write(state_ + first + i, {cells, n * sizeof(Cell)});
+      if (values) RETRA_TRY(ooc_->write(values_ + first + i, {slot.values.data() + i, n}));
+      return counters ? ooc_->write(state_ + first + i, {cells, n * sizeof(Cell)}) : Status{};
     }
-    if (values_in_store_) RETRA_TRY(ooc_->read(values_ + first + i, {slot.values.data() + i, n}));
-    return ooc_->read(state_ + first + i, {cells, n * sizeof(Cell)});
+    if (values) RETRA_TRY(ooc_->read(values_ + first + i, {slot.values.data() + i, n}));
+    return counters ? ooc_->read(state_ + first + i, {cells, n * sizeof(Cell)}) : Status{};
   }
   // Makes the slot hold every block that the updates u[0, m) target.
   Status load_blocks(Slot& slot, std::uint64_t first, std::uint64_t last, const Spilled* u,
                      std::size_t m) {
     std::uint64_t lo = slot.block.size(), hi = 0;
     for (std::size_t k = 0; k < m; ++k) {
-      const std::uint64_t b = ((u[k] & ~kLossBit) - first) >> kBlockShift;
+      const std::uint64_t b = (u[k] & ~kSpilledLoss) >> kBlockShift;
       if (slot.block[b] != kAbsent) continue;
       slot.block[b] = kWanted;
       lo = std::min(lo, b);
@@ -1605,7 +1642,7 @@ class Run {
       }
       std::uint64_t e = b;
       while (e < hi && slot.block[e] == kWanted) ++e;
-      if (const Status st = transfer(slot, first, last, b, e, false); !st) {
+      if (const Status st = transfer(slot, first, last, b, e, false, kCells | kValues); !st) {
         for (std::uint64_t x = b; x < hi; ++x)
           if (slot.block[x] == kWanted) slot.block[x] = kAbsent;
         return st;
@@ -1616,21 +1653,27 @@ class Run {
     }
     return {};
   }
-  // Writes the blocks the slot holds back to storage, in runs, and empties the slot.
+  // Writes the blocks the slot holds back to storage, in runs (the counters of every block
+  // held, the values of those kDirty), and empties the slot.
   Status store_blocks(Slot& slot, std::uint64_t first, std::uint64_t last) {
     Status result;
     const std::uint64_t blocks = ((last - first - 1) >> kBlockShift) + 1;
-    for (std::uint64_t b = 0; b < blocks;) {
-      if (slot.block[b] != kHeld) {
-        ++b;
-        continue;
+    auto runs = [&](std::uint8_t least, unsigned what) {
+      for (std::uint64_t b = 0; b < blocks;) {
+        if (slot.block[b] < least) {
+          ++b;
+          continue;
+        }
+        std::uint64_t e = b;
+        while (e < blocks && slot.block[e] >= least) ++e;
+        if (Status st = transfer(slot, first, last, b, e, true, what); !st && result)
+          result = std::move(st);
+        b = e;
       }
-      std::uint64_t e = b;
-      while (e < blocks && slot.block[e] == kHeld) slot.block[e++] = kAbsent;
-      if (Status st = transfer(slot, first, last, b, e, true); !st && result)
-        result = std::move(st);
-      b = e;
-    }
+    };
+    runs(kHeld, kCells);
+    runs(kDirty, kValues);
+    std::fill_n(slot.block.begin(), blocks, kAbsent);
     return result;
   }
 
@@ -1664,8 +1707,8 @@ class Run {
   std::size_t resident_limit_ = 0;
   std::vector<std::vector<Spilled>> ooc_buckets_;  // [thread * partitions + partition]
   std::vector<std::uint64_t> ooc_spilled_;         // the same, updates spilled this level
-  // Per thread, a megabyte kept from level to level (a buffer allocated per level was zeroed and
-  // faulted in each time): the frontier entries of a task read back, then spilled updates.
+  // Per thread, kept from level to level (a buffer allocated per level was zeroed and faulted in
+  // each time): the frontier entries of a task read back.
   std::vector<std::vector<std::uint64_t>> ooc_scratch_;
   std::vector<Slot> ooc_slots_;   // per thread
   std::size_t resume_stage_ = 0;  // restore(): where propagate() goes on

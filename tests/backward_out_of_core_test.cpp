@@ -211,8 +211,9 @@ TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
   ASSERT_EQ(clean->predecessors, (kParts - 1) * kWidth * kMoves);  // every level reached
   const test::TempDir dir;
   for (int threads : {1, 2, 3}) {
-    // A bucket of 256 updates (16 bytes each) per partition and thread.
-    const std::uint64_t batch = kParts * static_cast<std::uint64_t>(threads) * 256 * 16;
+    // A bucket of 256 updates (4 bytes each out of core: the target's offset and the loss bit)
+    // per partition and thread, fewer than a level sends a partition, so that buckets spill.
+    const std::uint64_t batch = kParts * static_cast<std::uint64_t>(threads) * 256 * 4;
     auto store =
         builder::FileOutOfCore::create(dir.path() / ("t" + std::to_string(threads)), 64, batch);
     ASSERT_TRUE(store) << store.error().message();
@@ -343,7 +344,8 @@ TEST(BackwardOutOfCore, WriteAndReadGoThroughTheFileTheMappingShows) {
   EXPECT_FALSE((*store)->holds(other.data(), other.size()));
 }
 
-// A store whose read() fails from its `fail_at`-th call on (a disk error), the rest forwarded.
+// A store whose read() fails from its `fail_at`-th call on (a disk error), the rest forwarded;
+// it counts the bytes read from and written to the counters' and the values' arrays.
 class FailingReads final : public kernels::OutOfCore {
  public:
   FailingReads(kernels::OutOfCore& store, int fail_at) : s_(store), fail_at_(fail_at) {}
@@ -355,11 +357,13 @@ class FailingReads final : public kernels::OutOfCore {
   }
   Status reserve(const void* a, std::uint64_t bytes) override { return s_.reserve(a, bytes); }
   void release(const void* p, std::uint64_t bytes) override { s_.release(p, bytes); }
-  Status write(void* p, std::span<const std::uint8_t> bytes) override { return s_.write(p, bytes); }
+  Status write(void* p, std::span<const std::uint8_t> bytes) override {
+    count(p, bytes.size(), cells_written, values_written);
+    return s_.write(p, bytes);
+  }
   Status read(const void* p, std::span<std::uint8_t> out) override {
     if (++reads >= fail_at_) return Error(Errc::io, "injected read failure");
-    const auto* b = static_cast<const std::uint8_t*>(p);
-    if (b >= cells_.data() && b < cells_.data() + cells_.size()) ++cell_reads;
+    if (count(p, out.size(), cells_read, values_read)) ++cell_reads;
     return s_.read(p, out);
   }
   bool holds(const void* p, std::uint64_t bytes) const override { return s_.holds(p, bytes); }
@@ -375,8 +379,19 @@ class FailingReads final : public kernels::OutOfCore {
   std::uint64_t spilled_bytes() const override { return s_.spilled_bytes(); }
   std::atomic<int> reads{0};
   std::atomic<int> cell_reads{0};  // of the counters' array: partitions applied in a copy
+  std::atomic<std::uint64_t> cells_read{0}, values_read{0}, cells_written{0}, values_written{0};
+  std::span<std::uint8_t> values;  // the values' array (the caller maps it from the store)
 
  private:
+  // Adds n to the count of the array p lies in; whether that is the counters'.
+  bool count(const void* p, std::uint64_t n, std::atomic<std::uint64_t>& in_cells,
+             std::atomic<std::uint64_t>& in_values) const {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    if (b >= values.data() && b < values.data() + values.size()) in_values += n;
+    const bool cells = b >= cells_.data() && b < cells_.data() + cells_.size();
+    if (cells) in_cells += n;
+    return cells;
+  }
   kernels::OutOfCore& s_;
   std::span<std::uint8_t> cells_;
   const int fail_at_;
@@ -398,6 +413,7 @@ TEST(BackwardOutOfCore, AFailedReadEndsTheRunWithItsError) {
     FailingReads failing(**store, fail_at);
     auto mapped = (*store)->array("values", s.g.quiet.size(), false);
     EXPECT_TRUE(mapped);
+    failing.values = *mapped;
     kernels::BackwardOptions opt;
     opt.threads = threads;
     opt.chunk = 16;
@@ -406,6 +422,20 @@ TEST(BackwardOutOfCore, AFailedReadEndsTheRunWithItsError) {
     values.assign(mapped->begin(), mapped->end());
     reads = failing.reads.load();
     cell_reads = failing.cell_reads.load();
+    if (st) {
+      // The statistics count what went through the store, and a block whose positions were
+      // not decided wrote back its counters alone: fewer values than counters went back.
+      EXPECT_EQ(st->slot_read_bytes, failing.cells_read + failing.values_read);
+      EXPECT_EQ(st->slot_written_bytes, failing.cells_written + failing.values_written);
+      // Blocks are read whole: a counter (one or two bytes) with every value.
+      EXPECT_GT(failing.values_read, 0u);
+      const std::uint64_t cell =
+          failing.cells_read / std::max<std::uint64_t>(1, failing.values_read);
+      EXPECT_TRUE(cell == 1 || cell == 2) << cell;
+      EXPECT_EQ(failing.cells_read, cell * failing.values_read);
+      EXPECT_GT(failing.values_written, 0u);
+      EXPECT_LT(failing.values_written * cell, failing.cells_written);
+    }
     return st;
   };
   for (int threads : {1, 2}) {

@@ -682,6 +682,8 @@ class Driver {
     if (ooc) {
       kr.stats["spilled_bytes"] = st->spilled_bytes;
       kr.stats["batch_peak_bytes"] = st->batch_peak_bytes;
+      kr.stats["slot_read_bytes"] = st->slot_read_bytes;
+      kr.stats["slot_written_bytes"] = st->slot_written_bytes;
       kr.stats["holes"] = !kr.holes.empty();  // whether the statistics and writer had them
     }
     if (st->resumed_level >= 0) {
