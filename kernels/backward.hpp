@@ -1102,7 +1102,8 @@ class Run {
   // Out of core, an update is its target alone, as its offset in the partition with the loss
   // bit on top: a quarter of an Update's bytes through the spill files, whose writes into the
   // page cache took 27% of the kernel's time where profiled with 8-byte updates
-  // (docs/ARCHITECTURE.md, out of core), and twice the updates per bucket of 8 bytes. The
+  // (docs/ARCHITECTURE.md, out of core), and a bucket of the same bytes holds twice the updates
+  // that 8-byte ones gave (docs/PERFORMANCE.md, out of core: half the bytes spilled). The
   // parent's frontier entry is made again (an unrank, where entries are packed) only for a
   // parent the update decides, 6-8 in a hundred updates where measured.
   //   Spilled (uint32): bit 31 loss | bits 0-30 target - partition's first position
