@@ -69,6 +69,10 @@ struct BackwardStats {
   // capacities, all threads together): OutOfCore::batch_bytes() at most, unless that is less
   // than one update a bucket.
   std::uint64_t batch_peak_bytes = 0;
+  // Out of core: the rounds the levels took (a level is one round unless its spilled updates
+  // would pass OutOfCore::spill_budget()) and the most storage the run held at once.
+  std::uint64_t spill_rounds = 0;
+  std::uint64_t disk_peak_bytes = 0;
   // Distances beyond a byte (kinds whose rules allow them, Rules<K>::kFarLevel): the positions
   // whose value is a far code, as (index, code) in index order. Their byte holds the kind's
   // clamped code (dtz: 253 for a win, 254 for a loss, which alone mean exactly 126 plies).
@@ -325,10 +329,12 @@ class Frontier {
   bool empty() const { return size() == 0; }
   std::uint64_t* data() { return mapped_ ? mapped_ : vec_.data(); }
   void clear() {
-    if (mapped_)
-      n_.store(0, std::memory_order_relaxed);
-    else
-      vec_.clear();
+    if (!mapped_) return vec_.clear();
+    n_.store(0, std::memory_order_relaxed);
+    // The entries are consumed: their storage goes back (OutOfCore::discard). Where it cannot,
+    // the run goes on holding it (more disk, the same values).
+    if (reserved_.load(std::memory_order_relaxed) > 0 && ooc_->discard(mapped_))
+      reserved_.store(0, std::memory_order_relaxed);
   }
   // Out of core the storage is reserved first; false when it cannot be.
   bool resize(std::uint64_t n) {
@@ -343,8 +349,10 @@ class Frontier {
     return true;
   }
   // Thread-safe when mapped (a vector has one writer: gather()). Out of core the storage is
-  // reserved ahead in steps of doubling size; a failed reservation or write (a full disk) drops
-  // the entries and is kept for error(), which the kernel checks after every level.
+  // reserved ahead in steps of a quarter more and a megabyte (at most 1.25 times the entries'
+  // bytes and a megabyte: the plan's disk figure counts on it); a failed reservation or write (a
+  // full disk) drops the entries and is kept for error(), which the kernel checks after every
+  // level.
   void append(const std::vector<std::uint64_t>& v) {
     if (v.empty()) return;
     if (!mapped_) {
@@ -358,8 +366,8 @@ class Frontier {
       std::lock_guard lock(reserve_mu_);
       const std::uint64_t have = reserved_.load(std::memory_order_relaxed);
       if (need > have) {
-        const std::uint64_t want =
-            std::min(capacity_ * sizeof(std::uint64_t), std::max(need, 2 * have + (1u << 20)));
+        const std::uint64_t want = std::min(capacity_ * sizeof(std::uint64_t),
+                                            std::max(need, have + have / 4 + (1u << 20)));
         if (Status st = ooc_->reserve(mapped_, want); !st) {
           if (!error_) error_ = std::move(st).error();
           return;
@@ -537,7 +545,13 @@ class Run {
       st_.predecessors = cluster_->total(st_.predecessors);
     }
     st_.propagate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (ooc_) st_.spilled_bytes = ooc_->spilled_bytes();
+    if (ooc_) {
+      st_.spilled_bytes = ooc_->spilled_bytes();
+      st_.disk_peak_bytes = ooc_->disk_peak_bytes();
+      // The frontiers are done with: their storage goes back before the segment is written.
+      frontier_.clear();
+      next_.clear();
+    }
     return st_;
   }
 
@@ -1344,7 +1358,7 @@ class Run {
     auto& buckets = ooc_buckets_;
     buckets.resize(static_cast<std::size_t>(threads_) * parts);
     for (auto& b : buckets) b.reserve(full);
-    auto& spilled = ooc_spilled_;  // updates spilled this level, per bucket
+    auto& spilled = ooc_spilled_;  // updates spilled this round, per bucket
     ooc_scratch_.resize(static_cast<std::size_t>(threads_));
     for (auto& read : ooc_scratch_) read.resize(kTask);
     ooc_slots_.resize(static_cast<std::size_t>(threads_));
@@ -1354,7 +1368,6 @@ class Run {
       slot.state.resize(part_size_);
       slot.block.assign((part_size_ >> kBlockShift) + 1, kAbsent);
     }
-    spilled.assign(buckets.size(), 0);
     std::mutex error_mu;
     std::optional<Error> error;
     auto keep = [&](Status st) {
@@ -1362,88 +1375,106 @@ class Run {
       std::lock_guard lock(error_mu);
       if (!error) error = std::move(st).error();
     };
+    // Consumed a level ago: its storage goes back before this level spills.
+    next_.clear();
+    // Rounds: each reads the frontier on from where the last stopped until its spills reach the
+    // budget (the tasks under way finish: a task's updates a thread past it at most), then
+    // applies every partition. One round a level unless the budget is short.
+    const std::uint64_t budget = ooc_->spill_budget();
     std::uint64_t preds = 0;
-#pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
-    {
-      const auto me = static_cast<std::size_t>(omp_get_thread_num());
-      const std::size_t own = me * parts;
-      std::vector<Spilled>* const mine = &buckets[own];
-      std::vector<std::uint64_t>& read = ooc_scratch_[me];
-      auto spill = [&](std::uint64_t q) {
-        spilled[own + q] += mine[q].size();
-        keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
-                              mine[q].size() * sizeof(Spilled)}));
-        mine[q].clear();  // the capacity stays
-      };
-#pragma omp for schedule(dynamic, 1)
-      for (std::uint64_t t = 0; t < n; t += kTask) {
-        const std::uint64_t tend = std::min(n, t + kTask);
-        // Read through storage (OutOfCore::read), as the entries were written: the frontier's
-        // pages are never mapped.
-        const Status got = ooc_->read(frontier + t, {reinterpret_cast<std::uint8_t*>(read.data()),
-                                                     (tend - t) * sizeof(std::uint64_t)});
-        if (got)
-          preds += send(read.data(), 0, tend - t, mine, full, spill);
-        else
-          keep(got);
-        progress_advance(opt_.progress, tend - t);
+    for (std::uint64_t cursor = 0; cursor < n && !error;) {
+      spilled.assign(buckets.size(), 0);
+      std::atomic<std::uint64_t> take{cursor}, round_bytes{0};
+      std::uint64_t round_preds = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : round_preds) if (n - cursor > kTask)
+      {
+        const auto me = static_cast<std::size_t>(omp_get_thread_num());
+        const std::size_t own = me * parts;
+        std::vector<Spilled>* const mine = &buckets[own];
+        std::vector<std::uint64_t>& read = ooc_scratch_[me];
+        auto spill = [&](std::uint64_t q) {
+          spilled[own + q] += mine[q].size();
+          round_bytes.fetch_add(mine[q].size() * sizeof(Spilled), std::memory_order_relaxed);
+          keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
+                                mine[q].size() * sizeof(Spilled)}));
+          mine[q].clear();  // the capacity stays
+        };
+        // Tasks in frontier order, one at a time to whichever thread is free (as
+        // schedule(dynamic, 1) would hand them out), until the round's spills reach the budget.
+        for (;;) {
+          if (budget > 0 && round_bytes.load(std::memory_order_relaxed) >= budget) break;
+          const std::uint64_t t = take.fetch_add(kTask, std::memory_order_relaxed);
+          if (t >= n) break;
+          const std::uint64_t tend = std::min(n, t + kTask);
+          // Read through storage (OutOfCore::read), as the entries were written: the
+          // frontier's pages are never mapped.
+          const Status got = ooc_->read(frontier + t, {reinterpret_cast<std::uint8_t*>(read.data()),
+                                                       (tend - t) * sizeof(std::uint64_t)});
+          if (got)
+            round_preds += send(read.data(), 0, tend - t, mine, full, spill);
+          else
+            keep(got);
+          progress_advance(opt_.progress, tend - t);
+        }
       }
+      cursor = std::min(n, take.load());
+      preds += round_preds;
+      ++st_.spill_rounds;
+      // Every partition is applied in a thread's slot, so the pages still mapped from the
+      // seed scan or a checkpoint are of no use here: released, the slots stay within the budget.
+      release_all();
+#pragma omp parallel num_threads(threads_) if (parts > 1)
+      {
+        const auto me = static_cast<std::size_t>(omp_get_thread_num());
+        auto& out = parts_[me];
+        // Every other round backwards: the partitions written last, whose pages the page cache
+        // most likely still holds, are taken first.
+#pragma omp for schedule(dynamic, 1)
+        for (std::size_t turn = 0; turn < parts; ++turn) {
+          const std::size_t q = st_.spill_rounds % 2 ? parts - 1 - turn : turn;
+          std::uint64_t updates = 0;
+          for (int t = 0; t < threads_; ++t) {
+            const std::size_t k = static_cast<std::size_t>(t) * parts + q;
+            updates += spilled[k] + buckets[k].size();
+          }
+          if (updates == 0) continue;  // a fifth of the visits where counted
+          const std::uint64_t first = q * part_size_, last = std::min(size_, first + part_size_);
+          // Applied in the thread's slot: the blocks the updates need are read from storage
+          // (pread) and written back after the visit (pwrite). A page fault on the shared mapping
+          // cost 12-26 us a page where measured, pread and pwrite under half a microsecond; this
+          // took the kernel measured there from 32-38 s to 19-21 s (docs/PERFORMANCE.md, out of
+          // core). This thread alone applies partition q (apply_owned): the locked instructions
+          // of the shared path took a third of this loop's time where profiled.
+          Slot& slot = ooc_slots_[me];
+          std::vector<Spilled>& piece = slot.piece;
+          const View view = values_in_store_ ? View{slot.state.data(), first, slot.values.data(),
+                                                    first, slot.block.data()}
+                                             : View{slot.state.data(), first, values_, 0, nullptr};
+          auto apply = [&](const Spilled* u, std::size_t m) {
+            // A piece whose blocks could not be read is not applied; the error ends the run.
+            if (const Status got = load_blocks(slot, first, last, u, m); !got) return keep(got);
+            apply_owned(u, m, stage, level, out, view, first);
+            flush_if_large(out, next_);
+          };
+          // Read into the thread's piece (a megabyte, kept from level to level): its bytes are
+          // those of the updates at its beginning.
+          keep(ooc_->drain(q, sizeof(Spilled),
+                           std::span(reinterpret_cast<std::uint8_t*>(piece.data()),
+                                     piece.size() * sizeof(Spilled)),
+                           [&](std::span<const std::uint8_t> bytes) {
+                             apply(piece.data(), bytes.size() / sizeof(Spilled));
+                           }));
+          for (int t = 0; t < threads_; ++t) {
+            auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
+            apply(bucket.data(), bucket.size());
+            bucket.clear();
+          }
+          keep(store_blocks(slot, first, last));
+        }
+      }
+      next_.gather(parts_);
     }
     st_.predecessors += preds;
-    next_.clear();
-    // Every partition is applied in a thread's slot, so the pages still mapped from the
-    // seed scan or a checkpoint are of no use here: released, the slots stay within the budget.
-    release_all();
-#pragma omp parallel num_threads(threads_) if (parts > 1)
-    {
-      const auto me = static_cast<std::size_t>(omp_get_thread_num());
-      auto& out = parts_[me];
-      // Every other level backwards: the partitions written last, whose pages the page cache
-      // most likely still holds, are taken first.
-#pragma omp for schedule(dynamic, 1)
-      for (std::size_t turn = 0; turn < parts; ++turn) {
-        const std::size_t q = level % 2 ? parts - 1 - turn : turn;
-        std::uint64_t updates = 0;
-        for (int t = 0; t < threads_; ++t) {
-          const std::size_t k = static_cast<std::size_t>(t) * parts + q;
-          updates += spilled[k] + buckets[k].size();
-        }
-        if (updates == 0) continue;  // a fifth of the visits where counted
-        const std::uint64_t first = q * part_size_, last = std::min(size_, first + part_size_);
-        // Applied in the thread's slot: the blocks the updates need are read from storage
-        // (pread) and written back after the visit (pwrite). A page fault on the shared mapping
-        // cost 12-26 us a page where measured, pread and pwrite under half a microsecond; this
-        // took the kernel measured there from 32-38 s to 19-21 s (docs/PERFORMANCE.md, out of
-        // core). This thread alone applies partition q (apply_owned): the locked instructions
-        // of the shared path took a third of this loop's time where profiled.
-        Slot& slot = ooc_slots_[me];
-        std::vector<Spilled>& piece = slot.piece;
-        const View view = values_in_store_ ? View{slot.state.data(), first, slot.values.data(),
-                                                  first, slot.block.data()}
-                                           : View{slot.state.data(), first, values_, 0, nullptr};
-        auto apply = [&](const Spilled* u, std::size_t m) {
-          // A piece whose blocks could not be read is not applied; the error ends the run.
-          if (const Status got = load_blocks(slot, first, last, u, m); !got) return keep(got);
-          apply_owned(u, m, stage, level, out, view, first);
-          flush_if_large(out, next_);
-        };
-        // Read into the thread's piece (a megabyte, kept from level to level): its bytes are
-        // those of the updates at its beginning.
-        keep(ooc_->drain(q, sizeof(Spilled),
-                         std::span(reinterpret_cast<std::uint8_t*>(piece.data()),
-                                   piece.size() * sizeof(Spilled)),
-                         [&](std::span<const std::uint8_t> bytes) {
-                           apply(piece.data(), bytes.size() / sizeof(Spilled));
-                         }));
-        for (int t = 0; t < threads_; ++t) {
-          auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
-          apply(bucket.data(), bucket.size());
-          bucket.clear();
-        }
-        keep(store_blocks(slot, first, last));
-      }
-    }
-    next_.gather(parts_);
     for (Slot& slot : ooc_slots_) {
       st_.slot_read_bytes += std::exchange(slot.read_bytes, 0);
       st_.slot_written_bytes += std::exchange(slot.written_bytes, 0);
@@ -1707,7 +1738,7 @@ class Run {
   std::vector<int> pins_;  // Pins held per partition
   std::size_t resident_limit_ = 0;
   std::vector<std::vector<Spilled>> ooc_buckets_;  // [thread * partitions + partition]
-  std::vector<std::uint64_t> ooc_spilled_;         // the same, updates spilled this level
+  std::vector<std::uint64_t> ooc_spilled_;         // the same, updates spilled this round
   // Per thread, kept from level to level (a buffer allocated per level was zeroed and faulted in
   // each time): the frontier entries of a task read back.
   std::vector<std::vector<std::uint64_t>> ooc_scratch_;

@@ -63,6 +63,11 @@ class OutOfCore {
                                                 bool grows) = 0;
   // Reserves storage for the first `bytes` of an array array() returned.
   virtual Status reserve(const void* array, std::uint64_t bytes) = 0;
+  // Gives back what reserve() took for an array that grows: its contents are gone, and it is
+  // reserved afresh as it grows again. A frontier's storage is given back once it is consumed,
+  // so that the two frontiers together never take more than the positions they hold (each
+  // position enters one frontier in a run): the bound that the plan's disk figure counts on.
+  virtual Status discard(const void* array) = 0;
   // Drops the pages of [p, p + bytes) from the process's memory; their contents stay in storage
   // and come back on the next access.
   virtual void release(const void* p, std::uint64_t bytes) = 0;
@@ -88,6 +93,12 @@ class OutOfCore {
   virtual Status drain(std::size_t partition, std::size_t record, std::span<std::uint8_t> buffer,
                        const std::function<void(std::span<const std::uint8_t>)>& fn) = 0;
   virtual std::uint64_t spilled_bytes() const = 0;  // appended so far, for the statistics
+  // The most bytes the spill files may hold at once (0: no limit). A level whose updates would
+  // spill more is applied in rounds, each of a part of its frontier: the same values (the order
+  // of a level's updates does not matter), more passes over the partitions.
+  virtual std::uint64_t spill_budget() const = 0;
+  // The most storage the arrays, reservations and spill files held at once, for the statistics.
+  virtual std::uint64_t disk_peak_bytes() const = 0;
 };
 
 // The processes one build runs over (src/cluster/: MPI ranks, or threads in the tests). Each

@@ -31,10 +31,14 @@ MemoryLimit effective_memory_limit(std::uint64_t asked) {
   return l;
 }
 
-Result<std::uint64_t> parse_memory_size(const std::string& text) {
+namespace {
+
+// A size with an optional unit, for `option`; a percentage of the memory where `percent`.
+Result<std::uint64_t> parse_size(const std::string& text, const char* option, bool percent) {
   auto bad = [&] {
     return Error(Errc::invalid_argument,
-                 fmt::format("--memory '{}': expected a size like 12G, 512M or 80%", text));
+                 fmt::format("{} '{}': expected a size like 12G, 512M{}", option, text,
+                             percent ? " or 80%" : " (a percentage would be of the memory)"));
   };
   if (text.empty()) return bad();
   double v = 0;
@@ -44,7 +48,7 @@ Result<std::uint64_t> parse_memory_size(const std::string& text) {
   const std::string unit(p, end);
   double bytes = 0;
   if (unit == "%") {
-    if (v > 100) return bad();
+    if (v > 100 || !percent) return bad();
     bytes = static_cast<double>(physical_memory_bytes()) * v / 100;
   } else if (unit.empty() || unit == "B") {
     bytes = v;
@@ -62,6 +66,16 @@ Result<std::uint64_t> parse_memory_size(const std::string& text) {
   }
   if (bytes < 1 || bytes > 0x1p60) return bad();
   return static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace
+
+Result<std::uint64_t> parse_memory_size(const std::string& text) {
+  return parse_size(text, "--memory", true);
+}
+
+Result<std::uint64_t> parse_disk_size(const std::string& text) {
+  return parse_size(text, "--disk", false);
 }
 
 Result<MemoryPlan> plan_memory(const std::vector<SegmentNeed>& needs, const MemoryLimit& lim,

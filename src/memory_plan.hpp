@@ -84,6 +84,8 @@ std::uint64_t default_memory_limit();
 
 // Parses "80%", "12G", "512M", "64K", "1T" or a plain number of bytes.
 Result<std::uint64_t> parse_memory_size(const std::string& text);
+// --disk: the same sizes, without percentages.
+Result<std::uint64_t> parse_disk_size(const std::string& text);
 
 std::string format_bytes(std::uint64_t bytes);
 

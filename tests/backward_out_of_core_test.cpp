@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backward_graph.hpp"
@@ -35,9 +36,12 @@ void out_of_core_agrees(std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
     const auto s = solved_graph<K>(seed, 60 + seed * 11);
     ASSERT_TRUE(s.clean);
-    for (std::uint64_t batch : {std::uint64_t{16}, std::uint64_t{1} << 20}) {
-      const int threads = 1 + static_cast<int>((seed + batch) % 3);
-      auto store = builder::FileOutOfCore::create(dir.path() / "a", 64, batch);
+    // Updates spilled after every few, or none; and with a spill budget of a few updates, so
+    // that levels go in rounds.
+    const std::pair<std::uint64_t, std::uint64_t> modes[] = {{16, 0}, {1 << 20, 0}, {16, 64}};
+    for (const auto& [batch, spill] : modes) {
+      const int threads = 1 + static_cast<int>((seed + batch + spill) % 3);
+      auto store = builder::FileOutOfCore::create(dir.path() / "a", 64, batch, spill);
       ASSERT_TRUE(store) << store.error().message();
       auto mapped = (*store)->array("values", s.g.quiet.size(), false);
       ASSERT_TRUE(mapped);
@@ -51,20 +55,21 @@ void out_of_core_agrees(std::uint64_t seeds) {
       const auto st = backward_on(s.g, *mapped, opt);
       ASSERT_TRUE(st) << st.error().message();
       std::copy(mapped->begin(), mapped->end(), values.begin());
-      ASSERT_EQ(values, s.want) << "seed " << seed << ", batch " << batch;
+      ASSERT_EQ(values, s.want) << "seed " << seed << ", batch " << batch << ", spill " << spill;
       expect_same_counts(*st, *s.clean);
       EXPECT_EQ(st->partitions, (s.g.quiet.size() + 15) / 16);
       if (batch == 16 && st->predecessors > 0) {
         EXPECT_GT(st->spilled_bytes, 0u);
       }
+      EXPECT_GE(st->spill_rounds, static_cast<std::uint64_t>(st->levels));
       // Killed at its third level boundary, resumed out of core: the same values.
       MemoryCheckpoints ck;
       ck.crash_at = 3;
       std::vector<std::uint8_t> again(s.g.quiet.size());
-      auto other = builder::FileOutOfCore::create(dir.path() / "b", 64, batch);
+      auto other = builder::FileOutOfCore::create(dir.path() / "b", 64, batch, spill);
       ASSERT_TRUE(other);
       if (run_kernel(s.g, again, threads, &ck, 0, other->get())) continue;  // fewer boundaries
-      other = builder::FileOutOfCore::create(dir.path() / "c", 64, batch);
+      other = builder::FileOutOfCore::create(dir.path() / "c", 64, batch, spill);
       ASSERT_TRUE(other);
       ck.crash_at = 0;
       const auto resumed = run_kernel(s.g, again, threads, &ck, 0, other->get());
@@ -234,6 +239,76 @@ TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
   }
 }
 
+// A spill budget smaller than a level's updates: each level is applied in rounds, a part of its
+// frontier at a time, with the values and counts of one round a level; the disk the run held
+// stays within its arrays, its frontiers' entries and the budget (and the updates of the tasks
+// under way as a round reached it: a task is 4 positions here, 100 updates each).
+TEST(BackwardOutOfCore, LevelsGoInRoundsWithinTheSpillBudget) {
+  constexpr std::uint64_t kParts = 20, kWidth = 16, kMoves = 100, n = kParts * kWidth;
+  Graph<ValueKind::wdl> g;
+  g.quiet.resize(n);
+  g.preds.resize(n);
+  g.exits.resize(n);
+  g.no_move.assign(n, 2);  // the first partition's positions, without moves, are lost
+  g.terminal.resize(n);
+  g.exit_value = {0};
+  g.bound = 8;
+  for (std::uint64_t i = kWidth; i < n; ++i)
+    for (std::uint64_t k = 0; k < kMoves; ++k)
+      g.quiet[i].push_back((i / kWidth - 1) * kWidth + k % kWidth);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (auto c : g.quiet[i]) g.preds[c].push_back(i);
+  std::vector<std::uint8_t> want(n);
+  const auto clean = run_kernel(g, want, 1, nullptr);
+  ASSERT_TRUE(clean) << clean.error().message();
+  const test::TempDir dir;
+  for (int threads : {1, 2, 3}) {
+    std::vector<std::uint64_t> peaks;
+    for (std::uint64_t budget : {std::uint64_t{0}, std::uint64_t{2048}}) {
+      // Buckets of 64 updates a partition and thread: a level's 1,600 updates to a partition
+      // spill 6,400 bytes, in pieces of 256.
+      const std::uint64_t batch = kParts * static_cast<std::uint64_t>(threads) * 64 * 4;
+      auto store = builder::FileOutOfCore::create(
+          dir.path() / ("r" + std::to_string(threads) + "-" + std::to_string(budget)), 64, batch,
+          budget);
+      ASSERT_TRUE(store) << store.error().message();
+      EXPECT_EQ((*store)->spill_budget(), budget);
+      auto mapped = (*store)->array("values", n, false);
+      ASSERT_TRUE(mapped);
+      kernels::BackwardOptions opt;
+      opt.threads = threads;
+      opt.chunk = kWidth;
+      opt.out_of_core = store->get();
+      const auto st = backward_on(g, *mapped, opt);
+      ASSERT_TRUE(st) << st.error().message();
+      const std::string what =
+          std::to_string(threads) + " threads, budget " + std::to_string(budget);
+      EXPECT_TRUE(std::equal(mapped->begin(), mapped->end(), want.begin())) << what;
+      expect_same_counts(*st, *clean);
+      if (budget == 0) {
+        EXPECT_EQ(st->spill_rounds, static_cast<std::uint64_t>(st->levels)) << what;
+      } else {
+        EXPECT_GT(st->spill_rounds, static_cast<std::uint64_t>(st->levels)) << what;
+      }
+      // Values and counters; both frontiers' reservations (at most the segment's entries each
+      // here, where a megabyte's step is more than the array); the spills.
+      const std::uint64_t files =
+          n * (1 + kernels::backward_state_bytes<Graph<ValueKind::wdl>>()) + 2 * n * 8;
+      const std::uint64_t past = static_cast<std::uint64_t>(threads) * (4 * kMoves + 64) * 4;
+      EXPECT_GE(st->disk_peak_bytes, files - 2 * n * 8) << what;
+      if (budget > 0) {
+        EXPECT_LE(st->disk_peak_bytes, files + budget + past) << what;
+      }
+      peaks.push_back(st->disk_peak_bytes);
+    }
+    // One thread spills a level's updates in order: without a budget, 1,600 less a bucket's at
+    // once; with one, the budget and a task's.
+    if (threads == 1) {
+      EXPECT_GT(peaks[0], peaks[1]);
+    }
+  }
+}
+
 // Spill files: appended pieces come back in order, in whole records, and a drained partition is
 // empty; the store's directory goes with it.
 TEST(BackwardOutOfCore, SpillFilesKeepOrderAndEmptyWhenDrained) {
@@ -356,6 +431,7 @@ class FailingReads final : public kernels::OutOfCore {
     return a;
   }
   Status reserve(const void* a, std::uint64_t bytes) override { return s_.reserve(a, bytes); }
+  Status discard(const void* a) override { return s_.discard(a); }
   void release(const void* p, std::uint64_t bytes) override { s_.release(p, bytes); }
   Status write(void* p, std::span<const std::uint8_t> bytes) override {
     count(p, bytes.size(), cells_written, values_written);
@@ -377,6 +453,8 @@ class FailingReads final : public kernels::OutOfCore {
     return s_.drain(partition, record, buffer, fn);
   }
   std::uint64_t spilled_bytes() const override { return s_.spilled_bytes(); }
+  std::uint64_t spill_budget() const override { return s_.spill_budget(); }
+  std::uint64_t disk_peak_bytes() const override { return s_.disk_peak_bytes(); }
   std::atomic<int> reads{0};
   std::atomic<int> cell_reads{0};  // of the counters' array: partitions applied in a copy
   std::atomic<std::uint64_t> cells_read{0}, values_read{0}, cells_written{0}, values_written{0};

@@ -328,7 +328,7 @@ TEST_F(Cli, BadCommandLines) {
                  6, "more than the memory limit");
   EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
   // Under the default limit (80% of RAM, less under ulimit or a cgroup) the 48-stone segment
-  // would run out of core, and its files (2.8 TB) fit no disk here: refused before anything is
+  // would run out of core, and its files (3.9 TB) fit no disk here: refused before anything is
   // written, with the numbers.
   expect_failure(
       retra({"build", "awari", "--stones", "0-48", "--db", (dir_->path() / "big").string()}), 6,
@@ -336,6 +336,15 @@ TEST_F(Cli, BadCommandLines) {
   EXPECT_FALSE(std::filesystem::exists(dir_->path() / "big"));
   expect_failure(retra({"build", "awari", "--stones", "0-3", "--db", db(), "--memory", "lots"}), 2,
                  "--memory 'lots'");
+  expect_failure(retra({"build", "awari", "--stones", "0-3", "--db", db(), "--disk", "50%"}), 2,
+                 "--disk '50%': expected a size like 12G, 512M (a percentage");
+  expect_failure(retra({"build", "awari", "--stones", "0-3", "--db", db(), "--disk", "lots"}), 2,
+                 "--disk 'lots'");
+  // Out of core, the files need more than --disk allows: refused with both numbers.
+  expect_failure(retra({"build", "awari", "--stones", "0-3", "--db",
+                        (dir_->path() / "small").string(), "--out-of-core", "--disk", "1M"}),
+                 6, "and --disk allows 1.0 MiB");
+  EXPECT_FALSE(std::filesystem::exists(dir_->path() / "small" / "manifest.json"));
   expect_failure(
       retra({"build", "awari", "--stones", "0-3", "--db", db(), "--checkpoint-every", "-1"}), 2,
       "--checkpoint-every: '-1' is not a number of seconds >= 0");

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
+#include <map>
 #include <mutex>
 #include <random>
 #include <string>
@@ -34,6 +36,15 @@ TEST(MemoryPlan, ParsesSizes) {
     auto r = parse_memory_size(bad);
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().code(), Errc::invalid_argument);
+    EXPECT_NE(r.error().message().find("--memory '"), std::string::npos);
+  }
+  // --disk: the same sizes, no percentage (it would be of the memory).
+  EXPECT_EQ(*parse_disk_size("20G"), 20ull << 30);
+  EXPECT_EQ(*parse_disk_size("1.5GiB"), 3ull << 29);
+  for (const char* bad : {"", "x", "50%", "0", "12Q"}) {
+    auto r = parse_disk_size(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message().find("--disk '"), std::string::npos) << r.error().message();
   }
 }
 
@@ -105,12 +116,16 @@ TEST(MemoryPlan, OutOfCoreBuildsGiveTheSameFiles) {
     test::TempDir dir;
     // In memory; out of core with the writer reading a copy of the values (the budget is ample
     // here); out of core with the writer reading the file mapping (--tune copy_values=0).
+    std::map<std::string, std::uint64_t> planned_disk;  // by segment
     for (const std::string mode : {"memory", "ooc", "mapped"}) {
       BuildRequest r = test::build_request(game, targets, dir / mode);
       r.out_of_core = mode != "memory";
       r.partitions = r.out_of_core ? 5 : 0;  // several partitions even where one would do
       r.block_entries = 1024;
       r.tuning.copy_values = mode != "mapped";
+      r.on_plan = [&](const MemoryPlan& p) {
+        for (const auto& sp : p.segments) planned_disk[sp.need.name] = sp.need.disk_bytes;
+      };
       auto built = build(r);
       ASSERT_TRUE(built) << built.error().message();
     }
@@ -125,6 +140,15 @@ TEST(MemoryPlan, OutOfCoreBuildsGiveTheSameFiles) {
         // Chess's holes (the only game here whose kernel marks them) are marked out of core too
         // (the budget is ample here), so its files above come from the kernel's bitmap.
         EXPECT_EQ(rec.build["kernel_stats"].value("holes", false), game == "chess")
+            << game << " " << rec.name;
+        // The disk the kernel's files held at most: its values and counters at least, and no
+        // more than the plan counted.
+        const auto& ks = rec.build["kernel_stats"];
+        const std::uint64_t peak = ks.value("disk_peak_bytes", std::uint64_t{0});
+        EXPECT_GE(peak, 2 * rec.entries) << game << " " << rec.name;
+        EXPECT_LE(peak, planned_disk[rec.name]) << game << " " << rec.name;
+        EXPECT_GE(ks.value("spill_rounds", 0), ks.value("levels", 0)) << game << " " << rec.name;
+        EXPECT_GE(ks.value("spill_budget_bytes", std::uint64_t{0}), 64u << 20)
             << game << " " << rec.name;
       }
       for (const auto& e : std::filesystem::directory_iterator(dir / mode))
@@ -147,6 +171,44 @@ TEST(MemoryPlan, OutOfCoreBuildsGiveTheSameFiles) {
   EXPECT_TRUE(got->segments[20].dependencies_in_memory);
   EXPECT_GT(got->disk_bytes, 84672315u * 2);  // at least values and counters
   EXPECT_LE(got->peak_bytes, 400ull << 20);
+}
+
+// The disk an out-of-core segment takes at most, and its spill budget: the reserve at least;
+// half of what the free space leaves beyond the other files; within --disk.
+TEST(MemoryPlan, DiskNeedAndSpillBudget) {
+  const std::uint64_t M = 1ull << 20, G = 1ull << 30, entries = 100'000'000;
+  // Values and 2-byte counters; frontiers, 10 bytes an entry and two megabytes; the reserve,
+  // the bytes of the values and counters.
+  EXPECT_EQ(builder::out_of_core_disk_bytes(entries, 2),
+            3 * entries + 10 * entries + 2 * M + 3 * entries);
+  EXPECT_EQ(builder::out_of_core_spill_reserve(entries, 2), 3 * entries);
+  EXPECT_EQ(builder::out_of_core_spill_reserve(1000, 1), 64 * M);
+  const std::uint64_t files = 13 * entries + 2 * M;
+  EXPECT_EQ(builder::out_of_core_spill_budget(entries, 2, 0, 0), 3 * entries);
+  EXPECT_EQ(builder::out_of_core_spill_budget(entries, 2, files + 20 * G, 0), 10 * G);
+  EXPECT_EQ(builder::out_of_core_spill_budget(entries, 2, files + 20 * G, files + G), G);
+  EXPECT_EQ(builder::out_of_core_spill_budget(entries, 2, files + 20 * G, files), 3 * entries);
+}
+
+// --disk below what an out-of-core segment needs: refused before anything is written, with the
+// need and the limit in the message; at the need, built.
+TEST(MemoryPlan, RefusesASegmentBeyondTheDiskLimit) {
+  test::TempDir dir;
+  BuildRequest r = test::awari_request(3, dir / "db");
+  r.out_of_core = true;
+  std::uint64_t need = 0;
+  r.on_plan = [&](const MemoryPlan& p) { need = p.disk_bytes; };
+  r.disk_limit = 1ull << 20;
+  auto refused = build(r);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), Errc::resource);
+  EXPECT_NE(refused.error().message().find("--disk allows 1.0 MiB"), std::string::npos)
+      << refused.error().message();
+  EXPECT_GT(need, 64u << 20);
+  EXPECT_FALSE(std::filesystem::exists(dir / "db" / "manifest.json"));
+  r.disk_limit = need;
+  auto built = build(r);
+  ASSERT_TRUE(built) << built.error().message();
 }
 
 TEST(MemoryPlan, FreeDiskBytesOfAPathNotYetMade) {

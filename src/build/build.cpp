@@ -80,8 +80,22 @@ std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, 
          std::min<std::uint64_t>(kOutOfCoreWorkBytes, entries * (1 + state_bytes));
 }
 
+std::uint64_t out_of_core_spill_reserve(std::uint64_t entries, std::size_t state_bytes) {
+  return std::max<std::uint64_t>(64ull << 20, entries * (1 + state_bytes));
+}
+
 std::uint64_t out_of_core_disk_bytes(std::uint64_t entries, std::size_t state_bytes) {
-  return entries * (1 + state_bytes) + entries / 10 * 8 * 2 + entries / 10 * 8 * 4;
+  const std::uint64_t frontiers = entries * 8 / 4 * 5 + (2ull << 20);
+  return entries * (1 + state_bytes) + frontiers + out_of_core_spill_reserve(entries, state_bytes);
+}
+
+std::uint64_t out_of_core_spill_budget(std::uint64_t entries, std::size_t state_bytes,
+                                       std::uint64_t free, std::uint64_t limit) {
+  const std::uint64_t reserve = out_of_core_spill_reserve(entries, state_bytes);
+  const std::uint64_t files = out_of_core_disk_bytes(entries, state_bytes) - reserve;
+  std::uint64_t budget = free > files ? (free - files) / 2 : 0;
+  if (limit > 0) budget = std::min(budget, limit > files ? limit - files : 0);
+  return std::max(reserve, budget);
 }
 
 }  // namespace builder

@@ -57,6 +57,9 @@ struct BuildRequest {
   format::ClassHalfChoice class_half = format::ClassHalfChoice::automatic;
   // Memory the build may plan for (0: 80% of RAM). Checked before anything is written.
   std::uint64_t memory_limit = 0;
+  // Disk an out-of-core segment's files may take (0: what is free in the database directory).
+  // A segment that needs more is refused before the build starts; levels spill within it.
+  std::uint64_t disk_limit = 0;
   // Read finished segments block-wise from disk even when they would fit in memory (slower).
   bool low_memory = false;
   // Backward kernel: run every segment out of core (its arrays in files in the database

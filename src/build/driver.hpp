@@ -60,8 +60,7 @@ std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_by
 // the process holds beyond the plan's items (at most a quarter of the limit, `limit`), and
 // kOutOfCoreWorkBytes of resident partitions and
 // update batches, which get whatever the limit leaves beyond that), and
-// the disk its files take: values and counters, two frontiers at the planned 10% of the positions,
-// and a level's spilled updates (planned at 4 per frontier entry, 8 bytes each).
+// the disk its files take at most (out_of_core_disk_bytes).
 inline constexpr std::uint64_t kOutOfCoreWorkBytes = 32ull << 20;
 // Measured on Awari 0..24 at a third of its in-memory need: after twenty segments built in
 // memory, the out-of-core segments held up to about 150 MB more than their capture targets and
@@ -70,7 +69,18 @@ inline constexpr std::uint64_t kOutOfCoreWorkBytes = 32ull << 20;
 inline constexpr std::uint64_t kOutOfCoreBaselineBytes = 160ull << 20;
 std::uint64_t out_of_core_bytes(std::uint64_t entries, std::size_t state_bytes, int threads,
                                 std::uint64_t limit);
+// The most disk an out-of-core segment's files take: its values and counters; its two frontiers,
+// which together hold each position at most once (8 bytes an entry, reserved in steps of a
+// quarter more and a megabyte); and the spill files' least budget, out_of_core_spill_reserve.
 std::uint64_t out_of_core_disk_bytes(std::uint64_t entries, std::size_t state_bytes);
+// The spill files' least budget (OutOfCore::spill_budget): the bytes of the values and counters,
+// and 64 MiB at least. A level that spills more is applied in rounds.
+std::uint64_t out_of_core_spill_reserve(std::uint64_t entries, std::size_t state_bytes);
+// The budget a build gets where `free` bytes of disk are free as it starts: half of what the
+// files beyond the reserve leave, so that checkpoints and segments built beside it keep room;
+// within `limit` (--disk; 0: none) less those files; the reserve at least.
+std::uint64_t out_of_core_spill_budget(std::uint64_t entries, std::size_t state_bytes,
+                                       std::uint64_t free, std::uint64_t limit);
 
 // Threads lent to segments that run at the same time: small segments take one, large ones all.
 class ThreadPool {
@@ -412,6 +422,13 @@ class Driver {
     if (req_.on_plan) req_.on_plan(*p);
     if (disk > 0 && !req_.plan_only) {
       const std::uint64_t free = io::free_disk_bytes(req_.db);
+      if (req_.disk_limit > 0 && req_.disk_limit < disk)
+        return Error(Errc::resource,
+                     fmt::format("building segment {} out of core needs {} of disk in '{}' for "
+                                 "its arrays, frontiers and spilled updates, and --disk allows "
+                                 "{}; raise --disk or --memory, or build a smaller range",
+                                 disk_segment, format_bytes(disk), req_.db.string(),
+                                 format_bytes(req_.disk_limit)));
       if (free < disk)
         return Error(
             Errc::resource,
@@ -684,6 +701,9 @@ class Driver {
       kr.stats["batch_peak_bytes"] = st->batch_peak_bytes;
       kr.stats["slot_read_bytes"] = st->slot_read_bytes;
       kr.stats["slot_written_bytes"] = st->slot_written_bytes;
+      kr.stats["spill_budget_bytes"] = ooc->spill_budget();
+      kr.stats["spill_rounds"] = st->spill_rounds;
+      kr.stats["disk_peak_bytes"] = st->disk_peak_bytes;
       kr.stats["holes"] = !kr.holes.empty();  // whether the statistics and writer had them
     }
     if (st->resumed_level >= 0) {
@@ -741,7 +761,12 @@ class Driver {
       // allocator keeps, pages of frontiers and checkpoints in flight: measured on Awari 0..24
       // at a third of its in-memory need, a half for resident partitions went 6% over the
       // limit.
-      auto store = FileOutOfCore::create(out_of_core_dir(s), work / 4, work / 8);
+      // The spill files get what the disk has free as the segment starts (half of what its
+      // other files leave), at least the reserve that the plan's disk figure counts.
+      const std::uint64_t spill =
+          out_of_core_spill_budget(entries, kernels::backward_state_bytes<G>(),
+                                   io::free_disk_bytes(req_.db), req_.disk_limit);
+      auto store = FileOutOfCore::create(out_of_core_dir(s), work / 4, work / 8, spill);
       if (!store) return std::move(store).error();
       ooc = std::move(*store);
       auto v = ooc->array("values", entries, false);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -52,13 +53,14 @@ Status read_at(int fd, std::uint8_t* data, std::size_t n, std::uint64_t at,
 
 Result<std::unique_ptr<FileOutOfCore>> FileOutOfCore::create(std::filesystem::path dir,
                                                              std::uint64_t resident,
-                                                             std::uint64_t batch) {
+                                                             std::uint64_t batch,
+                                                             std::uint64_t spill) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);  // a killed build's: nothing in it is reusable
   if (!std::filesystem::create_directories(dir, ec) || ec)
     return Error(Errc::io, fmt::format("cannot create the out-of-core directory '{}': {}",
                                        dir.string(), ec ? ec.message() : "it exists"));
-  return std::unique_ptr<FileOutOfCore>(new FileOutOfCore(std::move(dir), resident, batch));
+  return std::unique_ptr<FileOutOfCore>(new FileOutOfCore(std::move(dir), resident, batch, spill));
 }
 
 FileOutOfCore::~FileOutOfCore() {
@@ -76,6 +78,13 @@ Result<std::span<std::uint8_t>> FileOutOfCore::array(const std::string& name, st
                                                      bool grows) {
   if (bytes == 0) return std::span<std::uint8_t>{};
   const auto path = dir_ / name;
+  // An array of the same name from an earlier run on this store (a rerun with another metric)
+  // loses its blocks to O_TRUNC: they no longer count.
+  for (Mapping& m : maps_)
+    if (m.path == path) {
+      std::lock_guard lock(disk_mu_);
+      count_disk(-static_cast<std::int64_t>(std::exchange(m.reserved, 0)));
+    }
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return sys_error("cannot create", path, errno);
   // Sized sparse, then the blocks reserved (all of them, or as reserve() asks): a page of a
@@ -96,19 +105,52 @@ Result<std::span<std::uint8_t>> FileOutOfCore::array(const std::string& name, st
     ::close(fd);
     return sys_error("cannot map", path, err);
   }
-  maps_.push_back({p, bytes, fd, path});
+  maps_.push_back({p, bytes, fd, path, grows ? 0 : bytes});
+  if (!grows) count_disk(static_cast<std::int64_t>(bytes));
   return std::span<std::uint8_t>(static_cast<std::uint8_t*>(p), bytes);
 }
 
+FileOutOfCore::Mapping* FileOutOfCore::array_at(const void* p) {
+  for (Mapping& m : maps_)
+    if (m.data == p) return &m;
+  return nullptr;
+}
+
+void FileOutOfCore::count_disk(std::int64_t bytes) {
+  const std::int64_t now = disk_.fetch_add(bytes) + bytes;
+  if (now <= 0) return;
+  std::uint64_t peak = disk_peak_.load();
+  while (static_cast<std::uint64_t>(now) > peak &&
+         !disk_peak_.compare_exchange_weak(peak, static_cast<std::uint64_t>(now))) {
+  }
+}
+
 Status FileOutOfCore::reserve(const void* array, std::uint64_t bytes) {
-  for (const Mapping& m : maps_)
-    if (m.data == array) {
-      const std::uint64_t n = std::min(bytes, m.bytes);
-      if (const int err = ::posix_fallocate(m.fd, 0, static_cast<off_t>(n)); err != 0)
-        return sys_error("cannot reserve disk space for", m.path, err);
-      return {};
-    }
-  return Error(Errc::internal, "reserve: not an array of this out-of-core store");
+  Mapping* m = array_at(array);
+  if (!m) return Error(Errc::internal, "reserve: not an array of this out-of-core store");
+  const std::uint64_t n = std::min(bytes, m->bytes);
+  if (const int err = ::posix_fallocate(m->fd, 0, static_cast<off_t>(n)); err != 0)
+    return sys_error("cannot reserve disk space for", m->path, err);
+  std::lock_guard lock(disk_mu_);
+  if (n > m->reserved) {
+    count_disk(static_cast<std::int64_t>(n - m->reserved));
+    m->reserved = n;
+  }
+  return {};
+}
+
+// Emptied, then sized again: every block goes back, on any file system (a hole punched with
+// fallocate is not supported everywhere). Nothing maps the array's pages meanwhile: a frontier
+// is written and read through pwrite and pread.
+Status FileOutOfCore::discard(const void* array) {
+  Mapping* m = array_at(array);
+  if (!m) return Error(Errc::internal, "discard: not an array of this out-of-core store");
+  if (::ftruncate(m->fd, 0) != 0 || ::ftruncate(m->fd, static_cast<off_t>(m->bytes)) != 0)
+    return sys_error("cannot empty", m->path, errno);
+  std::lock_guard lock(disk_mu_);
+  count_disk(-static_cast<std::int64_t>(m->reserved));
+  m->reserved = 0;
+  return {};
 }
 
 const FileOutOfCore::Mapping* FileOutOfCore::holding(const void* p, std::uint64_t bytes) const {
@@ -180,6 +222,7 @@ Status FileOutOfCore::append(std::size_t partition, std::span<const std::uint8_t
   RETRA_TRY(write_at(s.fd, bytes.data(), bytes.size(), s.size, path));
   s.size += bytes.size();
   spilled_ += bytes.size();
+  count_disk(static_cast<std::int64_t>(bytes.size()));
   return {};
 }
 
@@ -202,6 +245,7 @@ Status FileOutOfCore::drain(std::size_t partition, std::size_t record, std::span
   // Emptied, so that the next level appends from the start and the disk holds one level's
   // spills at most.
   if (::ftruncate(s.fd, 0) != 0) return sys_error("cannot empty", path, errno);
+  count_disk(-static_cast<std::int64_t>(s.size));
   s.size = 0;
   return {};
 }

@@ -28,9 +28,11 @@ namespace retra::builder {
 class FileOutOfCore final : public kernels::OutOfCore {
  public:
   // dir: created (and emptied) here. resident: bytes of arrays the kernel may keep resident;
-  // batch: bytes of update batches held in memory before they are spilled.
+  // batch: bytes of update batches held in memory before they are spilled; spill: the most bytes
+  // the spill files may hold at once (0: no limit; OutOfCore::spill_budget).
   static Result<std::unique_ptr<FileOutOfCore>> create(std::filesystem::path dir,
-                                                       std::uint64_t resident, std::uint64_t batch);
+                                                       std::uint64_t resident, std::uint64_t batch,
+                                                       std::uint64_t spill = 0);
   ~FileOutOfCore() override;  // unmaps everything and removes the directory
   FileOutOfCore(const FileOutOfCore&) = delete;
   FileOutOfCore& operator=(const FileOutOfCore&) = delete;
@@ -38,6 +40,7 @@ class FileOutOfCore final : public kernels::OutOfCore {
   Result<std::span<std::uint8_t>> array(const std::string& name, std::uint64_t bytes,
                                         bool grows) override;
   Status reserve(const void* array, std::uint64_t bytes) override;
+  Status discard(const void* array) override;  // the file emptied and sized again, sparse
   void release(const void* p, std::uint64_t bytes) override;
   Status write(void* p, std::span<const std::uint8_t> bytes) override;  // pwrite
   Status read(const void* p, std::span<std::uint8_t> out) override;     // pread
@@ -50,6 +53,9 @@ class FileOutOfCore final : public kernels::OutOfCore {
   Status drain(std::size_t partition, std::size_t record, std::span<std::uint8_t> buffer,
                const std::function<void(std::span<const std::uint8_t>)>& fn) override;
   std::uint64_t spilled_bytes() const override { return spilled_.load(); }
+  std::uint64_t spill_budget() const override { return spill_budget_; }
+  // Arrays' reserved bytes and spill files' bytes together, at their most.
+  std::uint64_t disk_peak_bytes() const override { return disk_peak_.load(); }
 
   // Releases every mapped array from memory (the kernel is done; readers fault back what they
   // read).
@@ -61,13 +67,15 @@ class FileOutOfCore final : public kernels::OutOfCore {
   const std::filesystem::path& dir() const noexcept { return dir_; }
 
  private:
-  FileOutOfCore(std::filesystem::path dir, std::uint64_t resident, std::uint64_t batch)
-      : dir_(std::move(dir)), resident_(resident), batch_(batch) {}
+  FileOutOfCore(std::filesystem::path dir, std::uint64_t resident, std::uint64_t batch,
+                std::uint64_t spill)
+      : dir_(std::move(dir)), resident_(resident), batch_(batch), spill_budget_(spill) {}
   struct Mapping {
     void* data;
     std::uint64_t bytes;
     int fd;
     std::filesystem::path path;
+    std::uint64_t reserved;  // bytes with blocks behind them (under disk_mu_)
   };
   struct Spill {
     std::mutex mu;
@@ -80,12 +88,19 @@ class FileOutOfCore final : public kernels::OutOfCore {
   void advise(const void* p, std::uint64_t bytes, int advice) const;
   // The mapping that holds all of [p, p + bytes); null where none does.
   const Mapping* holding(const void* p, std::uint64_t bytes) const;
+  // The array array() returned at p; null if none.
+  Mapping* array_at(const void* p);
+  // Counts storage taken (positive) or given back (negative) toward disk_peak_bytes().
+  void count_disk(std::int64_t bytes);
   std::filesystem::path dir_;
-  std::uint64_t resident_, batch_;
+  std::uint64_t resident_, batch_, spill_budget_;
   std::vector<Mapping> maps_;
   std::mutex spills_mu_;
   std::vector<std::unique_ptr<Spill>> spills_;  // by partition, created on first use
   std::atomic<std::uint64_t> spilled_{0};
+  std::mutex disk_mu_;  // the mappings' `reserved`
+  std::atomic<std::int64_t> disk_{0};
+  std::atomic<std::uint64_t> disk_peak_{0};
 };
 
 // Releases every array of a store every 2 ms until it is destroyed: for readers of

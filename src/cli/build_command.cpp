@@ -31,6 +31,7 @@ struct BuildArgs {
   bool force = false;
   std::string memory;                   // --memory as given
   CLI::Option* memory_given = nullptr;  // its option: unused means the default, 80% of RAM
+  std::string disk;                     // --disk as given (empty: what is free)
   bool low_memory = false;
   bool out_of_core = false;
   bool plan = false;
@@ -123,6 +124,11 @@ int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
     auto limit = parse_memory_size(a.memory);
     if (!limit) return report_error(c, limit.error());
     req.memory_limit = *limit;
+  }
+  if (!a.disk.empty()) {
+    auto limit = parse_disk_size(a.disk);
+    if (!limit) return report_error(c, limit.error());
+    req.disk_limit = *limit;
   }
   req.low_memory = a.low_memory;
   req.out_of_core = a.out_of_core;
@@ -262,6 +268,10 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
       sub->add_option("--memory", a->memory,
                       "Memory the build may use: 12G, 512M, 80% of RAM (default); a build that "
                       "cannot fit is refused before it starts");
+  sub->add_option("--disk", a->disk,
+                  "Disk an out-of-core segment's files may take in DIR: 20G, 512M (default: "
+                  "what is free there); a segment that needs more is refused before the build "
+                  "starts, and a level whose updates would spill more goes in rounds");
   sub->add_flag("--plan", a->plan,
                 "Only print the memory plan: what each segment needs and whether it fits "
                 "--memory (in memory, out of core, dependencies from disk, or not at all) and "
