@@ -51,7 +51,15 @@ struct MemoryPlan {
   std::uint64_t peak_bytes = 0;
   std::string peak_segment;
   std::uint64_t disk_bytes = 0;  // the most an out-of-core segment's files take (0: none)
-  std::string summary() const;   // one line for the build log
+  // What the database directory's file system has free, and --disk (0: not given): where
+  // disk_bytes passes either, the build is refused (disk_fits()).
+  std::uint64_t disk_free_bytes = 0;
+  std::uint64_t disk_limit_bytes = 0;
+  bool disk_fits() const {
+    return disk_bytes <= disk_free_bytes &&
+           (disk_limit_bytes == 0 || disk_bytes <= disk_limit_bytes);
+  }
+  std::string summary() const;  // one line for the build log
 };
 
 // The limit a build plans with, and what set it (for messages).

@@ -560,7 +560,7 @@ TEST_F(ChessCli, StatsVerifyInfoAndSolve) {
 }
 
 // `build --plan`: the plan of what is still to build, nothing written, exit 6 when a segment
-// cannot fit the limit.
+// cannot fit the limit or its out-of-core files the disk.
 TEST_F(ChessCli, PlanBuildsNothing) {
   const auto fresh = (dir_->path() / "plan").string();
   const Outcome p =
@@ -595,6 +595,23 @@ TEST_F(ChessCli, PlanBuildsNothing) {
     EXPECT_TRUE(s["out_of_core"].get<bool>()) << s;
     EXPECT_GT(s["disk_bytes"].get<std::uint64_t>(), 0u) << s;
   }
+  EXPECT_GT(o["disk_free_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(o["disk_limit_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(o["disk_fits"].get<bool>());
+  // --disk below the files' need: the plan says so, and exits 6.
+  const Outcome tight = retra({"build", "chess", "--endgame", "KQvKR", "--plan", "--out-of-core",
+                               "--disk", "1M", "--json", "--db", fresh});
+  EXPECT_EQ(tight.exit, 6) << tight.out << tight.err;
+  const auto t = nlohmann::json::parse(tight.out);
+  EXPECT_FALSE(t["ok"].get<bool>());
+  EXPECT_FALSE(t["plan"]["disk_fits"].get<bool>());
+  EXPECT_EQ(t["plan"]["disk_limit_bytes"].get<std::uint64_t>(), 1u << 20);
+  const Outcome tight_text = retra({"build", "chess", "--endgame", "KQvKR", "--plan",
+                                    "--out-of-core", "--disk", "1M", "--db", fresh});
+  EXPECT_EQ(tight_text.exit, 6) << tight_text.out << tight_text.err;
+  EXPECT_NE(tight_text.out.find(", --disk 1.0 MiB: does not fit"), std::string::npos)
+      << tight_text.out;
+  EXPECT_FALSE(std::filesystem::exists(fresh));
   const Outcome forward = retra(
       {"build", "awari", "--stones", "3", "--out-of-core", "--kernel", "forward", "--db", fresh});
   EXPECT_EQ(forward.exit, 2) << forward.out << forward.err;

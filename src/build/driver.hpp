@@ -419,9 +419,11 @@ class Driver {
         }
       }
     p->disk_bytes = disk;
+    const std::uint64_t free = io::free_disk_bytes(req_.db);
+    p->disk_free_bytes = free;
+    p->disk_limit_bytes = req_.disk_limit;
     if (req_.on_plan) req_.on_plan(*p);
     if (disk > 0 && !req_.plan_only) {
-      const std::uint64_t free = io::free_disk_bytes(req_.db);
       if (req_.disk_limit > 0 && req_.disk_limit < disk)
         return Error(Errc::resource,
                      fmt::format("building segment {} out of core needs {} of disk in '{}' for "

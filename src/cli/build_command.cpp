@@ -41,8 +41,9 @@ struct BuildArgs {
 };
 
 // `build --plan`: what each segment still to build needs, and how it would be built under the
-// limit (dependencies in memory, read block-wise from disk, out of core, or not at all). Exit 6
-// if any segment cannot be built within the limit.
+// limit (dependencies in memory, read block-wise from disk, out of core, or not at all), and
+// whether the disk holds the largest out-of-core segment's files. Exit 6 if any segment cannot
+// be built within the limit, or its files within the free disk or --disk.
 int print_plan(const Common& c, const MemoryPlan& p, const Nouns& nouns) {
   nlohmann::json segs = nlohmann::json::array();
   int in_memory = 0, block_wise = 0, out_of_core = 0, over = 0;
@@ -77,21 +78,32 @@ int print_plan(const Common& c, const MemoryPlan& p, const Nouns& nouns) {
                                format_bytes(s.need.dependency_bytes), format_bytes(s.bytes()), how);
   }
   if (c.json)
-    print_json({{"ok", over == 0},
+    print_json({{"ok", over == 0 && p.disk_fits()},
                 {"plan",
                  {{"limit_bytes", p.limit},
                   {"limit_source", p.limit_source},
                   {"peak_bytes", p.peak_bytes},
                   {"peak_segment", p.peak_segment},
                   {"disk_bytes", p.disk_bytes},
+                  {"disk_free_bytes", p.disk_free_bytes},
+                  {"disk_limit_bytes", p.disk_limit_bytes},
+                  {"disk_fits", p.disk_fits()},
                   {std::string(nouns.segments), segs}}}});
-  else
+  else {
     std::cout << fmt::format(
         "limit {} ({}): {} {} with dependencies in memory, {} reading them block-wise from "
         "disk, {} out of core, {} that do not fit\n",
         format_bytes(p.limit), p.limit_source, in_memory, nouns.segments, block_wise, out_of_core,
         over);
-  return over ? 6 : kOk;
+    if (p.disk_bytes > 0)
+      std::cout << fmt::format("disk: out of core takes up to {}; {} free{}: {}\n",
+                               format_bytes(p.disk_bytes), format_bytes(p.disk_free_bytes),
+                               p.disk_limit_bytes > 0
+                                   ? fmt::format(", --disk {}", format_bytes(p.disk_limit_bytes))
+                                   : "",
+                               p.disk_fits() ? "fits" : "does not fit");
+  }
+  return over || !p.disk_fits() ? 6 : kOk;
 }
 
 int run_build(const Common& c, const GameModule& game, const BuildArgs& a) {
