@@ -190,13 +190,12 @@ TEST(BackwardCluster, RanksResumeTogether) {
   }
 }
 
-// Each level's updates all go to one partition, another one at every level (a chain of
-// partitions, each position with 100 moves into the partition before): the update buckets stay
-// within the batch budget, a fixed share each, spilled when full. (Vectors that grew, spilled
-// only when a thread's updates together reached its share, kept per partition the capacity of
-// its busiest level: 4 to 8 times this budget here, 1.3 GiB on KNNNNvK at --memory 1G.)
-TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
-  constexpr std::uint64_t kParts = 20, kWidth = 16, kMoves = 100, n = kParts * kWidth;
+// A chain of kParts partitions of kWidth positions, each position with kMoves moves into the
+// partition before; the first partition's positions, without moves, are lost. Each level's
+// updates all go to one partition, the next one at every level.
+constexpr std::uint64_t kParts = 20, kWidth = 16, kMoves = 100, kChain = kParts * kWidth;
+Graph<ValueKind::wdl> partition_chain() {
+  constexpr std::uint64_t n = kChain;
   Graph<ValueKind::wdl> g;
   g.quiet.resize(n);
   g.preds.resize(n);
@@ -210,7 +209,34 @@ TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
       g.quiet[i].push_back((i / kWidth - 1) * kWidth + k % kWidth);
   for (std::uint64_t i = 0; i < n; ++i)
     for (auto c : g.quiet[i]) g.preds[c].push_back(i);
-  std::vector<std::uint8_t> want(n);
+  return g;
+}
+
+// The chain's kernel run out of core in `store` (its values in the store's file, partitions of
+// one chunk the chain's width): the statistics, and a copy of the values.
+struct ChainRun {
+  Result<kernels::BackwardStats> stats;
+  std::vector<std::uint8_t> values;
+};
+ChainRun run_chain(const Graph<ValueKind::wdl>& g, kernels::OutOfCore& store, int threads) {
+  auto mapped = store.array("values", kChain, false);
+  if (!mapped) return {std::move(mapped).error(), {}};
+  kernels::BackwardOptions opt;
+  opt.threads = threads;
+  opt.chunk = kWidth;
+  opt.out_of_core = &store;
+  auto st = backward_on(g, *mapped, opt);
+  return {std::move(st), std::vector<std::uint8_t>(mapped->begin(), mapped->end())};
+}
+
+// Each level's updates all go to one partition, another one at every level (a chain of
+// partitions, each position with 100 moves into the partition before): the update buckets stay
+// within the batch budget, a fixed share each, spilled when full. (Vectors that grew, spilled
+// only when a thread's updates together reached its share, kept per partition the capacity of
+// its busiest level: 4 to 8 times this budget here, 1.3 GiB on KNNNNvK at --memory 1G.)
+TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
+  const Graph<ValueKind::wdl> g = partition_chain();
+  std::vector<std::uint8_t> want(kChain);
   const auto clean = run_kernel(g, want, 1, nullptr);
   ASSERT_TRUE(clean) << clean.error().message();
   ASSERT_EQ(clean->predecessors, (kParts - 1) * kWidth * kMoves);  // every level reached
@@ -222,15 +248,10 @@ TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
     auto store =
         builder::FileOutOfCore::create(dir.path() / ("t" + std::to_string(threads)), 64, batch);
     ASSERT_TRUE(store) << store.error().message();
-    auto mapped = (*store)->array("values", n, false);
-    ASSERT_TRUE(mapped);
-    kernels::BackwardOptions opt;
-    opt.threads = threads;
-    opt.chunk = kWidth;
-    opt.out_of_core = store->get();
-    const auto st = backward_on(g, *mapped, opt);
+    const ChainRun run = run_chain(g, **store, threads);
+    const auto& st = run.stats;
     ASSERT_TRUE(st) << st.error().message();
-    EXPECT_TRUE(std::equal(mapped->begin(), mapped->end(), want.begin())) << threads;
+    EXPECT_EQ(run.values, want) << threads;
     expect_same_counts(*st, *clean);
     EXPECT_EQ(st->partitions, kParts);
     EXPECT_GT(st->spilled_bytes, 0u);
@@ -244,20 +265,8 @@ TEST(BackwardOutOfCore, UpdateBucketsStayWithinTheBatchBudget) {
 // stays within its arrays, its frontiers' entries and the budget (and the updates of the tasks
 // under way as a round reached it: a task is 4 positions here, 100 updates each).
 TEST(BackwardOutOfCore, LevelsGoInRoundsWithinTheSpillBudget) {
-  constexpr std::uint64_t kParts = 20, kWidth = 16, kMoves = 100, n = kParts * kWidth;
-  Graph<ValueKind::wdl> g;
-  g.quiet.resize(n);
-  g.preds.resize(n);
-  g.exits.resize(n);
-  g.no_move.assign(n, 2);  // the first partition's positions, without moves, are lost
-  g.terminal.resize(n);
-  g.exit_value = {0};
-  g.bound = 8;
-  for (std::uint64_t i = kWidth; i < n; ++i)
-    for (std::uint64_t k = 0; k < kMoves; ++k)
-      g.quiet[i].push_back((i / kWidth - 1) * kWidth + k % kWidth);
-  for (std::uint64_t i = 0; i < n; ++i)
-    for (auto c : g.quiet[i]) g.preds[c].push_back(i);
+  const Graph<ValueKind::wdl> g = partition_chain();
+  constexpr std::uint64_t n = kChain;
   std::vector<std::uint8_t> want(n);
   const auto clean = run_kernel(g, want, 1, nullptr);
   ASSERT_TRUE(clean) << clean.error().message();
@@ -273,17 +282,12 @@ TEST(BackwardOutOfCore, LevelsGoInRoundsWithinTheSpillBudget) {
           budget);
       ASSERT_TRUE(store) << store.error().message();
       EXPECT_EQ((*store)->spill_budget(), budget);
-      auto mapped = (*store)->array("values", n, false);
-      ASSERT_TRUE(mapped);
-      kernels::BackwardOptions opt;
-      opt.threads = threads;
-      opt.chunk = kWidth;
-      opt.out_of_core = store->get();
-      const auto st = backward_on(g, *mapped, opt);
+      const ChainRun run = run_chain(g, **store, threads);
+      const auto& st = run.stats;
       ASSERT_TRUE(st) << st.error().message();
       const std::string what =
           std::to_string(threads) + " threads, budget " + std::to_string(budget);
-      EXPECT_TRUE(std::equal(mapped->begin(), mapped->end(), want.begin())) << what;
+      EXPECT_EQ(run.values, want) << what;
       expect_same_counts(*st, *clean);
       if (budget == 0) {
         EXPECT_EQ(st->spill_rounds, static_cast<std::uint64_t>(st->levels)) << what;
