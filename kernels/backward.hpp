@@ -1338,13 +1338,25 @@ class Run {
     return own_end_ > own_begin_ ? (own_end_ + chunk_ - 1) / chunk_ : own_chunks_begin();
   }
 
+  // The first of the errors many threads may meet (the rest are dropped): kept by any thread,
+  // read once they are done.
+  struct FirstError {
+    std::mutex mu;
+    std::optional<Error> error;
+    void keep(Status st) {
+      if (st) return;
+      std::lock_guard lock(mu);
+      if (!error) error = std::move(st).error();
+    }
+  };
+
   // ---- expand, out of core: the partitioned expansion with spill files ----------------------
-  // One round per level, so that each partition is applied once: the frontier is read in tasks
-  // (through storage, OutOfCore::read); a thread's bucket for a partition goes to that
-  // partition's spill file whenever it is full. Then each partition is made resident (touch) and
-  // gets its spilled updates, then those still in the buckets; the positions it decides go to
-  // the next frontier. The order of a level's updates does not matter (expand_partitioned), so
-  // the values are those of the in-memory kernel.
+  // One round per level unless its spills would pass the budget, so that each partition is
+  // applied once: the frontier is read in tasks (through storage, OutOfCore::read); a thread's
+  // bucket for a partition goes to that partition's spill file whenever it is full. Then each
+  // partition gets its spilled updates, then those still in the buckets (apply_round); the
+  // positions it decides go to the next frontier. The order of a level's updates does not matter
+  // (expand_partitioned), so the values are those of the in-memory kernel.
   Status expand_out_of_core(int stage, int level) {
     const std::uint64_t n = frontier_.size();
     const std::size_t parts = partitions_;
@@ -1372,21 +1384,14 @@ class Run {
       slot.state.resize(part_size_);
       slot.block.assign((part_size_ >> kBlockShift) + 1, kAbsent);
     }
-    std::mutex error_mu;
-    std::optional<Error> error;
-    auto keep = [&](Status st) {
-      if (st) return;
-      std::lock_guard lock(error_mu);
-      if (!error) error = std::move(st).error();
-    };
+    FirstError errors;
     // Consumed a level ago: its storage goes back before this level spills.
     next_.clear();
     // Rounds: each reads the frontier on from where the last stopped until its spills reach the
     // budget (the tasks under way finish: a task's updates a thread past it at most), then
     // applies every partition. One round a level unless the budget is short.
     const std::uint64_t budget = ooc_->spill_budget();
-    std::uint64_t preds = 0;
-    for (std::uint64_t cursor = 0; cursor < n && !error;) {
+    for (std::uint64_t cursor = 0; cursor < n && !errors.error;) {
       spilled.assign(buckets.size(), 0);
       std::atomic<std::uint64_t> take{cursor}, round_bytes{0};
       std::uint64_t round_preds = 0;
@@ -1399,8 +1404,8 @@ class Run {
         auto spill = [&](std::uint64_t q) {
           spilled[own + q] += mine[q].size();
           round_bytes.fetch_add(mine[q].size() * sizeof(Spilled), std::memory_order_relaxed);
-          keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
-                                mine[q].size() * sizeof(Spilled)}));
+          errors.keep(ooc_->append(q, {reinterpret_cast<const std::uint8_t*>(mine[q].data()),
+                                       mine[q].size() * sizeof(Spilled)}));
           mine[q].clear();  // the capacity stays
         };
         // Tasks in frontier order, one at a time to whichever thread is free (as
@@ -1417,68 +1422,15 @@ class Run {
           if (got)
             round_preds += send(read.data(), 0, tend - t, mine, full, spill);
           else
-            keep(got);
+            errors.keep(got);
           progress_advance(opt_.progress, tend - t);
         }
       }
       cursor = std::min(n, take.load());
-      preds += round_preds;
+      st_.predecessors += round_preds;
       ++st_.spill_rounds;
-      // Every partition is applied in a thread's slot, so the pages still mapped from the
-      // seed scan or a checkpoint are of no use here: released, the slots stay within the budget.
-      release_all();
-#pragma omp parallel num_threads(threads_) if (parts > 1)
-      {
-        const auto me = static_cast<std::size_t>(omp_get_thread_num());
-        auto& out = parts_[me];
-        // Every other round backwards: the partitions written last, whose pages the page cache
-        // most likely still holds, are taken first.
-#pragma omp for schedule(dynamic, 1)
-        for (std::size_t turn = 0; turn < parts; ++turn) {
-          const std::size_t q = st_.spill_rounds % 2 ? parts - 1 - turn : turn;
-          std::uint64_t updates = 0;
-          for (int t = 0; t < threads_; ++t) {
-            const std::size_t k = static_cast<std::size_t>(t) * parts + q;
-            updates += spilled[k] + buckets[k].size();
-          }
-          if (updates == 0) continue;  // a fifth of the visits where counted
-          const std::uint64_t first = q * part_size_, last = std::min(size_, first + part_size_);
-          // Applied in the thread's slot: the blocks the updates need are read from storage
-          // (pread) and written back after the visit (pwrite). A page fault on the shared mapping
-          // cost 12-26 us a page where measured, pread and pwrite under half a microsecond; this
-          // took the kernel measured there from 32-38 s to 19-21 s (docs/PERFORMANCE.md, out of
-          // core). This thread alone applies partition q (apply_owned): the locked instructions
-          // of the shared path took a third of this loop's time where profiled.
-          Slot& slot = ooc_slots_[me];
-          std::vector<Spilled>& piece = slot.piece;
-          const View view = values_in_store_ ? View{slot.state.data(), first, slot.values.data(),
-                                                    first, slot.block.data()}
-                                             : View{slot.state.data(), first, values_, 0, nullptr};
-          auto apply = [&](const Spilled* u, std::size_t m) {
-            // A piece whose blocks could not be read is not applied; the error ends the run.
-            if (const Status got = load_blocks(slot, first, last, u, m); !got) return keep(got);
-            apply_owned(u, m, stage, level, out, view, first);
-            flush_if_large(out, next_);
-          };
-          // Read into the thread's piece (a megabyte, kept from level to level): its bytes are
-          // those of the updates at its beginning.
-          keep(ooc_->drain(q, sizeof(Spilled),
-                           std::span(reinterpret_cast<std::uint8_t*>(piece.data()),
-                                     piece.size() * sizeof(Spilled)),
-                           [&](std::span<const std::uint8_t> bytes) {
-                             apply(piece.data(), bytes.size() / sizeof(Spilled));
-                           }));
-          for (int t = 0; t < threads_; ++t) {
-            auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
-            apply(bucket.data(), bucket.size());
-            bucket.clear();
-          }
-          keep(store_blocks(slot, first, last));
-        }
-      }
-      next_.gather(parts_);
+      apply_round(stage, level, errors);
     }
-    st_.predecessors += preds;
     for (Slot& slot : ooc_slots_) {
       st_.slot_read_bytes += std::exchange(slot.read_bytes, 0);
       st_.slot_written_bytes += std::exchange(slot.written_bytes, 0);
@@ -1486,8 +1438,71 @@ class Run {
     std::uint64_t held = 0;
     for (const auto& b : buckets) held += b.capacity() * sizeof(Spilled);
     st_.batch_peak_bytes = std::max(st_.batch_peak_bytes, held);
-    if (error) return *error;
+    if (errors.error) return *errors.error;
     return {};
+  }
+
+  // One round's applications: each partition with updates gets those spilled to its file, then
+  // those still in the threads' buckets, in a thread's slot; the positions decided go to the
+  // next frontier. A failure is kept in `errors` (the run ends with it after the round).
+  void apply_round(int stage, int level, FirstError& errors) {
+    const std::size_t parts = partitions_;
+    auto& buckets = ooc_buckets_;
+    const auto& spilled = ooc_spilled_;
+    // Every partition is applied in a thread's slot, so the pages still mapped from the
+    // seed scan or a checkpoint are of no use here: released, the slots stay within the budget.
+    release_all();
+#pragma omp parallel num_threads(threads_) if (parts > 1)
+    {
+      const auto me = static_cast<std::size_t>(omp_get_thread_num());
+      auto& out = parts_[me];
+      // Every other round backwards: the partitions written last, whose pages the page cache
+      // most likely still holds, are taken first.
+#pragma omp for schedule(dynamic, 1)
+      for (std::size_t turn = 0; turn < parts; ++turn) {
+        const std::size_t q = st_.spill_rounds % 2 ? parts - 1 - turn : turn;
+        std::uint64_t updates = 0;
+        for (int t = 0; t < threads_; ++t) {
+          const std::size_t k = static_cast<std::size_t>(t) * parts + q;
+          updates += spilled[k] + buckets[k].size();
+        }
+        if (updates == 0) continue;  // a fifth of the visits where counted
+        const std::uint64_t first = q * part_size_, last = std::min(size_, first + part_size_);
+        // Applied in the thread's slot: the blocks the updates need are read from storage
+        // (pread) and written back after the visit (pwrite). A page fault on the shared mapping
+        // cost 12-26 us a page where measured, pread and pwrite under half a microsecond; this
+        // took the kernel measured there from 32-38 s to 19-21 s (docs/PERFORMANCE.md, out of
+        // core). This thread alone applies partition q (apply_owned): the locked instructions
+        // of the shared path took a third of this loop's time where profiled.
+        Slot& slot = ooc_slots_[me];
+        std::vector<Spilled>& piece = slot.piece;
+        const View view = values_in_store_ ? View{slot.state.data(), first, slot.values.data(),
+                                                  first, slot.block.data()}
+                                           : View{slot.state.data(), first, values_, 0, nullptr};
+        auto apply = [&](const Spilled* u, std::size_t m) {
+          // A piece whose blocks could not be read is not applied; the error ends the run.
+          if (const Status got = load_blocks(slot, first, last, u, m); !got)
+            return errors.keep(got);
+          apply_owned(u, m, stage, level, out, view, first);
+          flush_if_large(out, next_);
+        };
+        // Read into the thread's piece (a megabyte, kept from level to level): its bytes are
+        // those of the updates at its beginning.
+        errors.keep(ooc_->drain(q, sizeof(Spilled),
+                                std::span(reinterpret_cast<std::uint8_t*>(piece.data()),
+                                          piece.size() * sizeof(Spilled)),
+                                [&](std::span<const std::uint8_t> bytes) {
+                                  apply(piece.data(), bytes.size() / sizeof(Spilled));
+                                }));
+        for (int t = 0; t < threads_; ++t) {
+          auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
+          apply(bucket.data(), bucket.size());
+          bucket.clear();
+        }
+        errors.keep(store_blocks(slot, first, last));
+      }
+    }
+    next_.gather(parts_);
   }
 
   // One (child, parent) pair: a lost child makes the parent a win; otherwise the parent's counter
