@@ -315,37 +315,57 @@ inline bool claim(Cell& st) {
            CellBits<Cell>::kDecided);
 }
 
-// A level's frontier: a vector in memory, or, out of core, an array mapped from storage with
-// room for every position of the segment (a position enters a frontier once in a run), which many
-// threads append to at once through storage (OutOfCore::write), its pages never mapped in.
+// A level's frontier. In memory: address space for every position of the segment (a position
+// enters a frontier once in a run), whose pages are taken as entries arrive and given back when
+// the frontier is cleared, so that it holds what it holds; or, where that address space cannot
+// be had, a vector. Out of core: an array mapped from storage with the same room, written
+// through storage (OutOfCore::write), its pages never mapped in. Mapped either way, many threads
+// append at once (concurrent()); a vector has one writer, gather().
 class Frontier {
  public:
+  // In memory: address space for `capacity` entries (LargeArray::reserve); false where it cannot
+  // be had, and the frontier stays a vector.
+  bool reserve(std::uint64_t capacity) {
+    auto a = LargeArray<std::uint64_t>::reserve(capacity);
+    if (!a || a->empty()) return false;
+    anon_ = std::move(*a);
+    mapped_ = anon_.data();
+    capacity_ = capacity;
+    return true;
+  }
   void map(std::span<std::uint8_t> storage, kernels::OutOfCore* ooc) {
     mapped_ = reinterpret_cast<std::uint64_t*>(storage.data());
     capacity_ = storage.size() / sizeof(std::uint64_t);
     ooc_ = ooc;
   }
+  // Threads may append at once.
+  bool concurrent() const { return mapped_ != nullptr; }
   std::uint64_t size() const { return mapped_ ? n_.load(std::memory_order_relaxed) : vec_.size(); }
   bool empty() const { return size() == 0; }
   std::uint64_t* data() { return mapped_ ? mapped_ : vec_.data(); }
+  // The entries are consumed: their memory or storage goes back (out of core OutOfCore::discard;
+  // where it cannot, the run goes on holding it: more disk, the same values).
   void clear() {
     if (!mapped_) return vec_.clear();
-    n_.store(0, std::memory_order_relaxed);
-    // The entries are consumed: their storage goes back (OutOfCore::discard). Where it cannot,
-    // the run goes on holding it (more disk, the same values).
+    const std::uint64_t n = n_.exchange(0, std::memory_order_relaxed);
+    if (!ooc_) return anon_.discard(n);
     if (reserved_.load(std::memory_order_relaxed) > 0 && ooc_->discard(mapped_))
       reserved_.store(0, std::memory_order_relaxed);
   }
-  // Out of core the storage is reserved first; false when it cannot be.
+  // On an empty frontier (a snapshot's restored). False when n passes the room (a snapshot from
+  // elsewhere), or out of core when the storage cannot be reserved.
   bool resize(std::uint64_t n) {
-    if (mapped_) {
-      assert(n <= capacity_);
+    assert(empty());
+    if (!mapped_) {
+      vec_.resize(n);
+      return true;
+    }
+    if (n > capacity_) return false;
+    if (ooc_) {
       if (Status st = ooc_->reserve(mapped_, n * sizeof(std::uint64_t)); !st) return false;
       reserved_.store(std::max(reserved_.load(), n * sizeof(std::uint64_t)));
-      n_.store(n, std::memory_order_relaxed);
-    } else {
-      vec_.resize(n);
     }
+    n_.store(n, std::memory_order_relaxed);
     return true;
   }
   // Thread-safe when mapped (a vector has one writer: gather()). Out of core the storage is
@@ -361,6 +381,10 @@ class Frontier {
     }
     const std::uint64_t at = n_.fetch_add(v.size(), std::memory_order_relaxed);
     assert(at + v.size() <= capacity_);
+    if (!ooc_) {
+      std::memcpy(mapped_ + at, v.data(), v.size() * sizeof(std::uint64_t));
+      return;
+    }
     const std::uint64_t need = (at + v.size()) * sizeof(std::uint64_t);
     if (need > reserved_.load(std::memory_order_acquire)) {
       std::lock_guard lock(reserve_mu_);
@@ -399,6 +423,7 @@ class Frontier {
   }
   void swap(Frontier& o) noexcept {
     vec_.swap(o.vec_);
+    std::swap(anon_, o.anon_);
     std::swap(mapped_, o.mapped_);
     std::swap(capacity_, o.capacity_);
     std::swap(ooc_, o.ooc_);
@@ -414,11 +439,12 @@ class Frontier {
 
  private:
   std::vector<std::uint64_t> vec_;
+  LargeArray<std::uint64_t> anon_;  // in memory: the address space mapped_ points into
   std::uint64_t* mapped_ = nullptr;
   std::uint64_t capacity_ = 0;
   std::atomic<std::uint64_t> n_{0};
   kernels::OutOfCore* ooc_ = nullptr;
-  std::atomic<std::uint64_t> reserved_{0};  // bytes with storage behind them
+  std::atomic<std::uint64_t> reserved_{0};  // out of core: bytes with storage behind them
   std::mutex reserve_mu_;
   std::optional<Error> error_;
 };
@@ -525,6 +551,15 @@ class Run {
       if (!b) return std::move(b).error();
       frontier_.map(*a, ooc_);
       next_.map(*b, ooc_);
+    } else if (opt_.tuning.frontier_in_place && !address_space_limited()) {
+      // Room for every position this rank owns (a position enters a frontier once). Vectors
+      // gathered from the threads' after each level held a frontier up to three times over
+      // (docs/PERFORMANCE.md, bytes per position). Under ulimit -v or -d the room would count as
+      // used, so the frontiers stay vectors there. Either may stay a vector where its address
+      // space cannot be had: the two swap roles every level, and each appends in its own way.
+      const std::uint64_t room = own_end_ - own_begin_;
+      frontier_.reserve(room);
+      next_.reserve(room);
     }
     auto t0 = Clock::now();
     if (!restore()) {
@@ -965,6 +1000,8 @@ class Run {
         if constexpr (requires { R::kFarLevel; })
           if (level + 1 >= R::kFarLevel) RETRA_TRY(record_far(level + 1));
         frontier_.swap(next_);
+        // Consumed: its memory or storage goes back before the next level fills it.
+        next_.clear();
       }
     }
     return {};
@@ -1094,11 +1131,11 @@ class Run {
             for (const auto& [e, p_entry] : buf)
               decide<false>(e, p_entry, stage, level, out, whole());
         }
+        flush_if_large(out, next_);
         progress_advance(opt_.progress, tend - t);
       }
     }
     st_.predecessors += preds;
-    next_.clear();
     next_.gather(parts_);
   }
 
@@ -1166,10 +1203,10 @@ class Run {
           auto& bucket = buckets[static_cast<std::size_t>(t) * parts + q];
           apply_owned(bucket.data(), bucket.size(), stage, level, decided[q], whole());
           bucket.clear();
+          flush_if_large(decided[q], next_);
         }
     }
     st_.predecessors += preds;
-    next_.clear();
     next_.gather(decided);
   }
 
@@ -1288,6 +1325,7 @@ class Run {
             }
             decide(u[k].target, u[k].entry, stage, level, mine);
           }
+          flush_if_large(mine, next_);
         }
       }
     };
@@ -1327,7 +1365,6 @@ class Run {
       }
     }
     st_.predecessors += preds;
-    next_.clear();
     next_.gather(parts_);
   }
   // The segment's total of a per-rank count (the count itself without a cluster).
@@ -1385,8 +1422,6 @@ class Run {
       slot.block.assign((part_size_ >> kBlockShift) + 1, kAbsent);
     }
     FirstError errors;
-    // Consumed a level ago: its storage goes back before this level spills.
-    next_.clear();
     // Rounds: each reads the frontier on from where the last stopped until its spills reach the
     // budget (the tasks under way finish: a task's updates a thread past it at most), then
     // applies every partition. One round a level unless the budget is short.
@@ -1630,10 +1665,11 @@ class Run {
     }
     lru_.clear();
   }
-  // Out of core, a thread's output goes to the frontier in pieces, not all at the end.
+  // Where threads may append at once (Frontier::concurrent), a thread's output goes to the
+  // frontier in pieces, not all at the end: the frontier is then held once, not once more in
+  // the threads' vectors.
   void flush_if_large(std::vector<std::uint64_t>& out, Frontier& to) {
-    constexpr std::size_t kFlush = std::size_t{1} << 16;  // entries: 512 KiB
-    if (ooc_ && out.size() >= kFlush) {
+    if (to.concurrent() && out.size() >= opt_.frontier_piece) {
       to.append(out);
       out.clear();
     }

@@ -157,6 +157,10 @@ struct KernelOptions {
   // Backward kernel only: owner-computes partitions of the index range (0 or 1: none). The
   // values do not depend on it (kernels/backward.hpp, expand_partitioned).
   std::uint64_t partitions = 0;
+  // Backward kernel only: the entries a thread keeps before they go to a frontier that many
+  // threads append to at once (Frontier::concurrent; the tests make it tiny so that pieces go
+  // from every thread all the time).
+  std::uint64_t frontier_piece = std::uint64_t{1} << 16;
   // Backward kernel only: saves and restores its state at level boundaries (null: never).
   Checkpoints* checkpoints = nullptr;
   // Backward kernel only: keep the counters and frontiers in storage, partitioned, with update

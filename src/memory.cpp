@@ -21,8 +21,9 @@
 
 namespace retra::detail {
 
-Result<void*> map_zeroed(std::size_t bytes, bool huge_pages) {
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+Result<void*> map_zeroed(std::size_t bytes, bool huge_pages, bool reserve_only) {
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0);
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED)
     return Error(Errc::resource,
                  fmt::format("cannot allocate {:.1f} MiB: {}",
@@ -37,6 +38,12 @@ Result<void*> map_zeroed(std::size_t bytes, bool huge_pages) {
 }
 
 void unmap(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
+
+void discard(void* p, std::size_t bytes) noexcept {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t whole = (bytes + page - 1) / page * page;
+  ::madvise(p, whole, MADV_DONTNEED);
+}
 
 }  // namespace retra::detail
 
@@ -194,6 +201,14 @@ MemoryCeiling memory_ceiling() noexcept {
     if (usable < c.bytes) c = {usable, fmt::format("80% of the cgroup's limit ({})", cg->file)};
   }
   return c;
+}
+
+bool address_space_limited() noexcept {
+  for (const auto resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit rl {};
+    if (::getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) return true;
+  }
+  return false;
 }
 
 std::uint64_t peak_rss_bytes() noexcept {

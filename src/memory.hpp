@@ -3,6 +3,7 @@
 // Thread safety: an array is a plain buffer; concurrent access rules are the caller's.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -15,8 +16,14 @@
 namespace retra {
 
 namespace detail {
-Result<void*> map_zeroed(std::size_t bytes, bool huge_pages);
+// reserve_only: address space whose pages are taken as they are first written, with no commit
+// charge up front (MAP_NORESERVE), so that a mapping sized for the worst case costs only what is
+// used; it can still fail (ulimit -v, strict overcommit).
+Result<void*> map_zeroed(std::size_t bytes, bool huge_pages, bool reserve_only = false);
 void unmap(void* p, std::size_t bytes) noexcept;
+// Gives back the pages of [p, p + bytes), the last one whole: p is page-aligned (a mapping's
+// start). They read as zeros again.
+void discard(void* p, std::size_t bytes) noexcept;
 }  // namespace detail
 
 template <class T>
@@ -29,6 +36,17 @@ class LargeArray {
     LargeArray a;
     if (n == 0) return a;
     auto p = detail::map_zeroed(n * sizeof(T), huge_pages);
+    if (!p) return std::move(p).error();
+    a.data_ = static_cast<T*>(*p);
+    a.size_ = n;
+    return a;
+  }
+  // Address space for n elements, zeros, whose pages are taken as they are first written and
+  // given back by discard(): for an array sized for the worst case that rarely fills.
+  static Result<LargeArray> reserve(std::size_t n, bool huge_pages = true) {
+    LargeArray a;
+    if (n == 0) return a;
+    auto p = detail::map_zeroed(n * sizeof(T), huge_pages, true);
     if (!p) return std::move(p).error();
     a.data_ = static_cast<T*>(*p);
     a.size_ = n;
@@ -64,6 +82,12 @@ class LargeArray {
     if (keep < total) detail::unmap(reinterpret_cast<char*>(data_) + keep, total - keep);
     size_ = n;
     mapped_ = keep;
+  }
+
+  // Gives back the pages that hold the first n elements (the last one partly too: its other
+  // elements are zeros again as well); they read as zeros.
+  void discard(std::size_t n) noexcept {
+    if (data_ && n > 0) detail::discard(data_, std::min(n, size_) * sizeof(T));
   }
 
   T* data() noexcept { return data_; }
@@ -102,6 +126,9 @@ struct MemoryCeiling {
   bool address_space = false;  // set by ulimit -v, which counts file mappings too
 };
 MemoryCeiling memory_ceiling() noexcept;
+// True where `ulimit -v` or `ulimit -d` bounds this process: there address space reserved for a
+// worst case (LargeArray::reserve) counts as if used, and takes it from the plan's other items.
+bool address_space_limited() noexcept;
 
 // The least memory limit of the cgroups this process is in, ancestors included (a parent's
 // limit binds its children): cgroup v2's memory.max and memory.high (above it the kernel

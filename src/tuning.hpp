@@ -19,6 +19,11 @@ struct Tuning {
   // Out of core: the statistics and the segment writer read a copy of the values in memory where
   // the kernel's work budget holds it, instead of the file mapping (src/build/driver.hpp).
   bool copy_values = true;
+  // Backward kernel in memory: the threads append to a frontier in place, in address space
+  // reserved for every position, whose pages are given back once its entries are consumed (0:
+  // each thread's entries gathered into a vector after the level, which holds a frontier up to
+  // three times over; also what the kernel does where the address space cannot be had).
+  bool frontier_in_place = true;
 
   // "prefetch=0,huge_pages=1": the names above, 0 or 1, comma separated.
   static Result<Tuning> parse(const std::string& text);
@@ -53,12 +58,14 @@ inline Result<Tuning> Tuning::parse(const std::string& text) {
       t.own_kernel = on;
     else if (key == "copy_values")
       t.copy_values = on;
+    else if (key == "frontier_in_place")
+      t.frontier_in_place = on;
     else
       return Error(
           Errc::invalid_argument,
           "--tune: unknown switch '" + key +
               "' (known: huge_pages, prefetch, simd_scan, pack_frontier, graph, own_kernel, "
-              "copy_values)");
+              "copy_values, frontier_in_place)");
     i = j + 1;
   }
   return t;
@@ -68,7 +75,8 @@ inline std::string Tuning::to_string() const {
   return std::string("huge_pages=") + (huge_pages ? "1" : "0") +
          ",prefetch=" + (prefetch ? "1" : "0") + ",simd_scan=" + (simd_scan ? "1" : "0") +
          ",pack_frontier=" + (pack_frontier ? "1" : "0") + ",graph=" + (graph ? "1" : "0") +
-         ",own_kernel=" + (own_kernel ? "1" : "0") + ",copy_values=" + (copy_values ? "1" : "0");
+         ",own_kernel=" + (own_kernel ? "1" : "0") + ",copy_values=" + (copy_values ? "1" : "0") +
+         ",frontier_in_place=" + (frontier_in_place ? "1" : "0");
 }
 
 }  // namespace retra

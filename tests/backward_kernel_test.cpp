@@ -140,8 +140,10 @@ std::vector<int> naive_dtm(const Graph<K>& g) {
   return value;
 }
 
-// Threads 1..3 use the default (vector scans, prefetch); 4 and 5 switch both off. Chunks are
-// tiny so that even these small graphs are split between threads.
+// Threads 1..3 use the default (vector scans, prefetch, frontiers filled in place, each thread
+// handing its entries over a few at a time); 4 and 5 switch all of them off (frontiers gathered
+// from the threads' vectors). Chunks are tiny so that even these small graphs are split between
+// threads.
 template <class G>
 std::vector<int> kernel(const G& g, int threads,
                         std::vector<std::pair<std::uint64_t, std::uint32_t>>* far = nullptr) {
@@ -149,7 +151,8 @@ std::vector<int> kernel(const G& g, int threads,
   std::vector<std::uint8_t> values(g.quiet.size());
   kernels::BackwardOptions opt;
   opt.threads = threads > 3 ? threads - 3 : threads;
-  opt.tuning.simd_scan = opt.tuning.prefetch = threads <= 3;
+  opt.tuning.simd_scan = opt.tuning.prefetch = opt.tuning.frontier_in_place = threads <= 3;
+  opt.frontier_piece = 3;
   opt.chunk = threads > 3 ? 7 : 16;
   auto st = backward_on(g, std::span(values), opt);
   EXPECT_TRUE(st) << (st ? "" : st.error().message());

@@ -1,8 +1,13 @@
 // The cgroup memory limit the planner takes as a ceiling, read from directories laid out like
 // /proc and /sys: the process's own group and its ancestors count (v2 and v1), a container's
-// subtree mount, escaped mount points, and "no limit" in either version's spelling.
+// subtree mount, escaped mount points, and "no limit" in either version's spelling. Also the
+// reserved large arrays (LargeArray::reserve, discard) and address_space_limited().
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -101,6 +106,51 @@ TEST(CgroupLimit, NoneWhereNothingLimitsOrNothingCanBeRead) {
   r.put("/sys/fs/cgroup/user.slice/memory.max", "4294967296\n");
   ASSERT_TRUE(r.limit());
   EXPECT_EQ(r.limit()->bytes, 4ull << 30);
+}
+
+// Address space reserved for a worst case costs what is written, and discard() gives it back:
+// the backward kernel's frontiers rely on both (kernels/backward.hpp, Frontier).
+TEST(LargeArray, AReservationHoldsWhatIsWrittenAndDiscardGivesItBack) {
+  constexpr std::size_t kEntries = std::size_t{1} << 27;  // 1 GiB of address space
+  constexpr std::size_t kWritten = std::size_t{1} << 24;  // 128 MiB of it written
+  auto a = LargeArray<std::uint64_t>::reserve(kEntries);
+  ASSERT_TRUE(a) << a.error().message();
+  ASSERT_EQ(a->size(), kEntries);
+  const std::uint64_t before = current_rss_bytes();
+  ASSERT_GT(before, 0u) << "/proc/self/statm unreadable";
+  for (std::size_t i = 0; i < kWritten; ++i) (*a)[i] = i + 1;
+  const std::uint64_t written = current_rss_bytes();
+  EXPECT_GE(written, before + (100ull << 20));
+  EXPECT_LT(written, before + (512ull << 20)) << "pages beyond the written ones were taken";
+  a->discard(kWritten);
+  EXPECT_LE(current_rss_bytes() + (100ull << 20), written);
+  EXPECT_EQ((*a)[0], 0u);
+  EXPECT_EQ((*a)[kWritten - 1], 0u);
+  (*a)[kWritten] = 7;  // the array stays usable
+  EXPECT_EQ((*a)[kWritten], 7u);
+}
+
+// Where ulimit -v or -d is set, reserved address space counts as used: the kernel's frontiers
+// then stay vectors. Checked in a child, which lowers its own limit.
+TEST(LargeArray, AnAddressSpaceLimitIsSeen) {
+  struct rlimit as {
+  }, data{};
+  ASSERT_EQ(::getrlimit(RLIMIT_AS, &as), 0);
+  ASSERT_EQ(::getrlimit(RLIMIT_DATA, &data), 0);
+  EXPECT_EQ(address_space_limited(),
+            as.rlim_cur != RLIM_INFINITY || data.rlim_cur != RLIM_INFINITY);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct rlimit lowered = data;
+    lowered.rlim_cur = std::min<rlim_t>(data.rlim_max, rlim_t{1} << 40);
+    const bool ok = ::setrlimit(RLIMIT_DATA, &lowered) == 0 && address_space_limited();
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -67,7 +67,12 @@ Status check_request(const BuildRequest& r, bool score, bool dtc) {
 
 std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes, int threads) {
   const std::uint64_t writer = std::max<std::uint64_t>(64, 4ull * threads) * (256u << 10);
-  const std::uint64_t frontier = k == Kernel::backward ? entries / 10 * 8 * 3 : 0;
+  // Two consecutive frontiers, filled in place (kernels/backward.hpp, Frontier), planned at 30%
+  // of the positions, and each thread's piece on its way to one (64 Ki entries and a task's).
+  const std::uint64_t frontier =
+      k == Kernel::backward
+          ? entries / 10 * 8 * 3 + (1ull << 20) * static_cast<std::uint64_t>(std::max(1, threads))
+          : 0;
   return entries * (1 + state_bytes) + frontier + writer;
 }
 

@@ -312,11 +312,13 @@ void add_build(CLI::App& build, const GameModule& game, Common& c, int& exit) {
                   "Backward kernel: split each segment into N owner-computes partitions that "
                   "exchange update batches (0: none; the bytes are the same for any N)")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 20));
-  sub->add_option("--tune", a->tune,
-                  "Switch kernel optimizations off for measurements: huge_pages=0, prefetch=0, "
-                  "simd_scan=0, pack_frontier=0, graph=0, own_kernel=0 (a game's own kernel: "
-                  "the generic kernels only), copy_values=0 (out of core: the writer reads the "
-                  "values' file mapping); comma separated; docs/PERFORMANCE.md");
+  sub->add_option(
+      "--tune", a->tune,
+      "Switch kernel optimizations off for measurements: huge_pages=0, prefetch=0, "
+      "simd_scan=0, pack_frontier=0, graph=0, own_kernel=0 (a game's own kernel: "
+      "the generic kernels only), copy_values=0 (out of core: the writer reads the "
+      "values' file mapping), frontier_in_place=0 (frontiers gathered from the threads' "
+      "vectors); comma separated; docs/PERFORMANCE.md");
   sub->add_flag("--json", c.json, "Print the report as JSON");
   sub->add_flag("!--no-progress", c.progress, "No progress bar");
   sub->callback([&c, &exit, &game, a] { exit = run_build(c, game, *a); });
