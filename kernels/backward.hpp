@@ -352,6 +352,11 @@ class Frontier {
     if (reserved_.load(std::memory_order_relaxed) > 0 && ooc_->discard(mapped_))
       reserved_.store(0, std::memory_order_relaxed);
   }
+  // In memory: gives back the pages below entry `upto` (whole huge pages: LargeArray::
+  // discard_below), whose entries are read; those from `upto` on stay.
+  void give_back(std::uint64_t upto) {
+    if (mapped_ && !ooc_) anon_.discard_below(upto);
+  }
   // On an empty frontier (a snapshot's restored). False when n passes the room (a snapshot from
   // elsewhere), or out of core when the storage cannot be reserved.
   bool resize(std::uint64_t n) {
@@ -1103,36 +1108,50 @@ class Run {
     const std::uint64_t* const frontier = frontier_.data();
     const bool prefetch = opt_.tuning.prefetch;
     const bool shared = threads_ > 1 && n > kTask;  // else one thread writes every cell
+    // A large level goes in eighths of whole tasks (16 pieces at least: a megaentry), and the
+    // pages of each go back once it is read (Frontier::give_back): the level then holds what of
+    // its frontier is still to read and what of the next one is made so far, not both frontiers
+    // whole. An eighth costs a barrier, where the threads wait for the last task.
+    const std::uint64_t slice =
+        frontier_.concurrent()
+            ? (std::max<std::uint64_t>(n / 8, 16 * opt_.frontier_piece) + kTask - 1) / kTask * kTask
+            : n;
     std::uint64_t preds = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : preds) if (n > kTask)
     {
       auto& out = parts_[static_cast<std::size_t>(omp_get_thread_num())];
       std::vector<std::pair<std::uint64_t, std::uint64_t>> buf;  // (index | loss, entry)
+      for (std::uint64_t s0 = 0; s0 < n; s0 += slice) {
+        const std::uint64_t s1 = std::min(n, s0 + slice);
 #pragma omp for schedule(dynamic, 1)
-      for (std::uint64_t t = 0; t < n; t += kTask) {
-        const std::uint64_t tend = std::min(n, t + kTask);
-        for (std::uint64_t b = t; b < tend; b += kBatch) {
-          buf.clear();
-          for (std::uint64_t f = b; f < std::min(tend, b + kBatch); ++f) {
-            const std::uint64_t loss = frontier[f] & kLossBit;
-            g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
-                               [&](std::uint64_t p, const Pos& pp) {
-                                 if (prefetch) {
-                                   __builtin_prefetch(&state[p], 1);
-                                   __builtin_prefetch(&values[p], 1);
-                                 }
-                                 buf.emplace_back(p | loss, entry_of(p, pp));
-                               });
+        for (std::uint64_t t = s0; t < s1; t += kTask) {
+          const std::uint64_t tend = std::min(s1, t + kTask);
+          for (std::uint64_t b = t; b < tend; b += kBatch) {
+            buf.clear();
+            for (std::uint64_t f = b; f < std::min(tend, b + kBatch); ++f) {
+              const std::uint64_t loss = frontier[f] & kLossBit;
+              g_.for_each_unmove(seg_, position(frontier[f] & ~kLossBit),
+                                 [&](std::uint64_t p, const Pos& pp) {
+                                   if (prefetch) {
+                                     __builtin_prefetch(&state[p], 1);
+                                     __builtin_prefetch(&values[p], 1);
+                                   }
+                                   buf.emplace_back(p | loss, entry_of(p, pp));
+                                 });
+            }
+            preds += buf.size();
+            if (shared)
+              for (const auto& [e, p_entry] : buf) decide(e, p_entry, stage, level, out);
+            else
+              for (const auto& [e, p_entry] : buf)
+                decide<false>(e, p_entry, stage, level, out, whole());
           }
-          preds += buf.size();
-          if (shared)
-            for (const auto& [e, p_entry] : buf) decide(e, p_entry, stage, level, out);
-          else
-            for (const auto& [e, p_entry] : buf)
-              decide<false>(e, p_entry, stage, level, out, whole());
+          flush_if_large(out, next_);
+          progress_advance(opt_.progress, tend - t);
         }
-        flush_if_large(out, next_);
-        progress_advance(opt_.progress, tend - t);
+        // Past the loop's barrier: every entry below s1 is read.
+#pragma omp single nowait
+        frontier_.give_back(s1);
       }
     }
     st_.predecessors += preds;

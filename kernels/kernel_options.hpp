@@ -158,8 +158,9 @@ struct KernelOptions {
   // values do not depend on it (kernels/backward.hpp, expand_partitioned).
   std::uint64_t partitions = 0;
   // Backward kernel only: the entries a thread keeps before they go to a frontier that many
-  // threads append to at once (Frontier::concurrent; the tests make it tiny so that pieces go
-  // from every thread all the time).
+  // threads append to at once (Frontier::concurrent), and a sixteenth of the least slice a level
+  // in memory is read in (expand). The tests make it tiny so that pieces go from every thread
+  // all the time and small levels go in slices.
   std::uint64_t frontier_piece = std::uint64_t{1} << 16;
   // Backward kernel only: saves and restores its state at level boundaries (null: never).
   Checkpoints* checkpoints = nullptr;

@@ -90,6 +90,16 @@ class LargeArray {
     if (data_ && n > 0) detail::discard(data_, std::min(n, size_) * sizeof(T));
   }
 
+  // Gives back the pages below element n, down to a 2 MiB boundary (a transparent huge page is
+  // not split); they read as zeros. The elements from n on stay.
+  void discard_below(std::size_t n) noexcept {
+    if (!data_) return;
+    constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+    const auto begin = reinterpret_cast<std::uintptr_t>(data_);
+    const std::uintptr_t end = (begin + std::min(n, size_) * sizeof(T)) & ~(kHuge - 1);
+    if (end > begin) detail::discard(data_, end - begin);
+  }
+
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }

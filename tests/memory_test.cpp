@@ -130,6 +130,24 @@ TEST(LargeArray, AReservationHoldsWhatIsWrittenAndDiscardGivesItBack) {
   EXPECT_EQ((*a)[kWritten], 7u);
 }
 
+// discard_below gives back whole 2 MiB pieces below an element and keeps the rest: a frontier
+// read in slices gives back what it has read while its other entries are still to be read.
+TEST(LargeArray, DiscardBelowKeepsTheElementsFromItsBoundOn) {
+  constexpr std::size_t kEntries = std::size_t{1} << 24;  // 128 MiB
+  auto a = LargeArray<std::uint64_t>::reserve(kEntries);
+  ASSERT_TRUE(a) << a.error().message();
+  for (std::size_t i = 0; i < kEntries; ++i) (*a)[i] = i + 1;
+  const std::uint64_t written = current_rss_bytes();
+  const std::size_t bound = kEntries / 2 + 12345;  // not on a page boundary
+  a->discard_below(bound);
+  EXPECT_LE(current_rss_bytes() + (50ull << 20), written) << "less than 50 MiB given back";
+  for (std::size_t i = bound; i < kEntries; ++i) ASSERT_EQ((*a)[i], i + 1) << i;
+  // Everything more than 2 MiB below the bound is given back.
+  constexpr std::size_t kHuge = (std::size_t{2} << 20) / sizeof(std::uint64_t);
+  EXPECT_EQ((*a)[0], 0u);
+  EXPECT_EQ((*a)[bound - kHuge - 1], 0u);
+}
+
 // Where ulimit -v or -d is set, reserved address space counts as used: the kernel's frontiers
 // then stay vectors. Checked in a child, which lowers its own limit.
 TEST(LargeArray, AnAddressSpaceLimitIsSeen) {

@@ -52,8 +52,9 @@ Status check_request(const BuildRequest& r, bool score, bool dtc);
 // Bytes the kernel needs for a segment of `entries` positions: the value array, the kernel's own
 // per-position state (backward: counters of state_bytes each; forward: the capture values), the
 // backward kernel's frontiers (filled in place, a level's and the next one's at once: measured
-// at most 23.7% of the positions, planned at 30%, 8 bytes per entry, and a megabyte per thread
-// for its piece on the way), and the segment writer's compression buffers.
+// at most 23.7% of the positions whole, 14.1% as a level is read in eighths and gives back what
+// it has read; planned at 30%, 8 bytes per entry, and a megabyte per thread for its piece on the
+// way), and the segment writer's compression buffers.
 std::uint64_t kernel_bytes(Kernel k, std::uint64_t entries, std::size_t state_bytes, int threads);
 
 // The backward kernel out of core (kernels::OutOfCore): the least memory it runs in (the writer's
