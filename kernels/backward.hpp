@@ -353,10 +353,9 @@ class Frontier {
       reserved_.store(0, std::memory_order_relaxed);
   }
   // In memory: gives back the pages below entry `upto` (whole huge pages: LargeArray::
-  // discard_below), whose entries are read; those from `upto` on stay.
-  void give_back(std::uint64_t upto) {
-    if (mapped_ && !ooc_) anon_.discard_below(upto);
-  }
+  // discard_below), whose entries are read; those from `upto` on stay. A vector or a frontier
+  // out of core has no anon_ to give back from.
+  void give_back(std::uint64_t upto) { anon_.discard_below(upto); }
   // On an empty frontier (a snapshot's restored). False when n passes the room (a snapshot from
   // elsewhere), or out of core when the storage cannot be reserved.
   bool resize(std::uint64_t n) {

@@ -33,24 +33,12 @@ class LargeArray {
  public:
   LargeArray() = default;
   static Result<LargeArray> allocate(std::size_t n, bool huge_pages = true) {
-    LargeArray a;
-    if (n == 0) return a;
-    auto p = detail::map_zeroed(n * sizeof(T), huge_pages);
-    if (!p) return std::move(p).error();
-    a.data_ = static_cast<T*>(*p);
-    a.size_ = n;
-    return a;
+    return map(n, huge_pages, false);
   }
   // Address space for n elements, zeros, whose pages are taken as they are first written and
   // given back by discard(): for an array sized for the worst case that rarely fills.
   static Result<LargeArray> reserve(std::size_t n, bool huge_pages = true) {
-    LargeArray a;
-    if (n == 0) return a;
-    auto p = detail::map_zeroed(n * sizeof(T), huge_pages, true);
-    if (!p) return std::move(p).error();
-    a.data_ = static_cast<T*>(*p);
-    a.size_ = n;
-    return a;
+    return map(n, huge_pages, true);
   }
   LargeArray(LargeArray&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)),
@@ -115,6 +103,15 @@ class LargeArray {
     data_ = nullptr;
     size_ = 0;
     mapped_ = 0;
+  }
+  static Result<LargeArray> map(std::size_t n, bool huge_pages, bool reserve_only) {
+    LargeArray a;
+    if (n == 0) return a;
+    auto p = detail::map_zeroed(n * sizeof(T), huge_pages, reserve_only);
+    if (!p) return std::move(p).error();
+    a.data_ = static_cast<T*>(*p);
+    a.size_ = n;
+    return a;
   }
   T* data_ = nullptr;
   std::size_t size_ = 0;
