@@ -22,8 +22,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -323,32 +325,48 @@ inline bool claim(Cell& st) {
 // append at once (concurrent()); a vector has one writer, gather().
 class Frontier {
  public:
-  // In memory: address space for `capacity` entries (LargeArray::reserve); false where it cannot
-  // be had, and the frontier stays a vector.
-  bool reserve(std::uint64_t capacity) {
-    auto a = LargeArray<std::uint64_t>::reserve(capacity);
+  // In memory: address space for `room` entries, grown as needed (LargeArray::grow) up to
+  // `capacity`, and shrunk back to `room` once consumed; false where it cannot be had, and the
+  // frontier stays a vector.
+  bool reserve(std::uint64_t capacity, std::uint64_t room) {
+    room = std::clamp<std::uint64_t>(room, 1, std::max<std::uint64_t>(1, capacity));
+    auto a = LargeArray<std::uint64_t>::reserve(room);
     if (!a || a->empty()) return false;
     anon_ = std::move(*a);
     mapped_ = anon_.data();
-    capacity_ = capacity;
+    concurrent_ = true;
+    capacity_ = room;
+    limit_ = capacity;
+    room_ = room;
     return true;
   }
   void map(std::span<std::uint8_t> storage, kernels::OutOfCore* ooc) {
     mapped_ = reinterpret_cast<std::uint64_t*>(storage.data());
+    concurrent_ = true;
     capacity_ = storage.size() / sizeof(std::uint64_t);
     ooc_ = ooc;
   }
   // Threads may append at once.
-  bool concurrent() const { return mapped_ != nullptr; }
-  std::uint64_t size() const { return mapped_ ? n_.load(std::memory_order_relaxed) : vec_.size(); }
+  // (Not mapped_, which a growth moves while others append.)
+  bool concurrent() const { return concurrent_; }
+  std::uint64_t size() const {
+    return concurrent_ ? n_.load(std::memory_order_relaxed) : vec_.size();
+  }
   bool empty() const { return size() == 0; }
-  std::uint64_t* data() { return mapped_ ? mapped_ : vec_.data(); }
+  std::uint64_t* data() { return concurrent_ ? mapped_ : vec_.data(); }
   // The entries are consumed: their memory or storage goes back (out of core OutOfCore::discard;
   // where it cannot, the run goes on holding it: more disk, the same values).
   void clear() {
-    if (!mapped_) return vec_.clear();
+    if (!concurrent_) return vec_.clear();
     const std::uint64_t n = n_.exchange(0, std::memory_order_relaxed);
-    if (!ooc_) return anon_.discard(n);
+    if (!ooc_) {
+      // Grown past its room: back to it (address space counts under ulimit -v).
+      if (capacity_ > room_) {
+        anon_.shrink(room_);
+        capacity_ = room_;
+      }
+      return anon_.discard(std::min(n, room_));
+    }
     if (reserved_.load(std::memory_order_relaxed) > 0 && ooc_->discard(mapped_))
       reserved_.store(0, std::memory_order_relaxed);
   }
@@ -357,14 +375,20 @@ class Frontier {
   // out of core has no anon_ to give back from.
   void give_back(std::uint64_t upto) { anon_.discard_below(upto); }
   // On an empty frontier (a snapshot's restored). False when n passes the room (a snapshot from
-  // elsewhere), or out of core when the storage cannot be reserved.
+  // elsewhere), or its address space (in memory) or storage (out of core) cannot be had.
   bool resize(std::uint64_t n) {
     assert(empty());
-    if (!mapped_) {
+    if (!concurrent_) {
       vec_.resize(n);
       return true;
     }
-    if (n > capacity_) return false;
+    if (n > capacity_) {
+      if (ooc_ || n > limit_) return false;
+      if (!grow(n)) {
+        error_.reset();  // a refused snapshot, not a failed run: restore() starts afresh
+        return false;
+      }
+    }
     if (ooc_) {
       if (Status st = ooc_->reserve(mapped_, n * sizeof(std::uint64_t)); !st) return false;
       reserved_.store(std::max(reserved_.load(), n * sizeof(std::uint64_t)));
@@ -372,23 +396,38 @@ class Frontier {
     n_.store(n, std::memory_order_relaxed);
     return true;
   }
-  // Thread-safe when mapped (a vector has one writer: gather()). Out of core the storage is
+  // Thread-safe when mapped (a vector has one writer: gather()). In memory past the room, the
+  // first thread to need more grows it while the others wait (a growth may move the mapping,
+  // so every copy into it holds the lock shared); a growth that fails (ulimit -v) drops the
+  // entries and is kept for error(). Out of core the storage is
   // reserved ahead in steps of a quarter more and a megabyte (at most 1.25 times the entries'
   // bytes and a megabyte: the plan's disk figure counts on it); a failed reservation or write (a
   // full disk) drops the entries and is kept for error(), which the kernel checks after every
   // level.
   void append(const std::vector<std::uint64_t>& v) {
     if (v.empty()) return;
-    if (!mapped_) {
+    if (!concurrent_) {
       vec_.insert(vec_.end(), v.begin(), v.end());
       return;
     }
     const std::uint64_t at = n_.fetch_add(v.size(), std::memory_order_relaxed);
-    assert(at + v.size() <= capacity_);
     if (!ooc_) {
-      std::memcpy(mapped_ + at, v.data(), v.size() * sizeof(std::uint64_t));
-      return;
+      const std::uint64_t end = at + v.size();
+      assert(end <= limit_);
+      for (;;) {
+        {
+          std::shared_lock lock(grow_mu_);
+          if (end <= capacity_) {
+            std::memcpy(mapped_ + at, v.data(), v.size() * sizeof(std::uint64_t));
+            return;
+          }
+        }
+        std::unique_lock lock(grow_mu_);
+        if (end > capacity_ && !grow(std::min(limit_, std::max(end, capacity_ + capacity_ / 4))))
+          return;
+      }
     }
+    assert(at + v.size() <= capacity_);
     const std::uint64_t need = (at + v.size()) * sizeof(std::uint64_t);
     if (need > reserved_.load(std::memory_order_acquire)) {
       std::lock_guard lock(reserve_mu_);
@@ -411,11 +450,27 @@ class Frontier {
       if (!error_) error_ = std::move(st).error();
     }
   }
+  // In memory, with grow_mu_ held (or one thread alone): room for n entries; false, the error
+  // kept, where the address space cannot be had.
+  bool grow(std::uint64_t n) {
+    if (Status st = anon_.grow(n); !st) {
+      if (!error_)
+        error_ = Error(Errc::resource,
+                       fmt::format("a frontier of {} entries does not fit the address space ({}): "
+                                   "raise ulimit -v or -d, or pass a smaller --memory, which "
+                                   "leaves more of it free",
+                                   n, st.error().message()));
+      return false;
+    }
+    mapped_ = anon_.data();
+    capacity_ = n;
+    return true;
+  }
   // The first failed reservation or write, once the appending threads are done.
   const std::optional<Error>& error() const { return error_; }
   // Appends per-thread vectors and empties them.
   void gather(std::vector<std::vector<std::uint64_t>>& parts) {
-    if (!mapped_) {
+    if (!concurrent_) {
       std::size_t n = vec_.size();
       for (const auto& p : parts) n += p.size();
       vec_.reserve(n);
@@ -427,8 +482,11 @@ class Frontier {
   }
   void swap(Frontier& o) noexcept {
     vec_.swap(o.vec_);
+    std::swap(limit_, o.limit_);
+    std::swap(room_, o.room_);
     std::swap(anon_, o.anon_);
     std::swap(mapped_, o.mapped_);
+    std::swap(concurrent_, o.concurrent_);
     std::swap(capacity_, o.capacity_);
     std::swap(ooc_, o.ooc_);
     std::swap(error_, o.error_);
@@ -445,7 +503,11 @@ class Frontier {
   std::vector<std::uint64_t> vec_;
   LargeArray<std::uint64_t> anon_;  // in memory: the address space mapped_ points into
   std::uint64_t* mapped_ = nullptr;
-  std::uint64_t capacity_ = 0;
+  bool concurrent_ = false;     // mapped_ is set: in memory or out of core, not a vector
+  std::uint64_t capacity_ = 0;  // entries with address space (out of core: storage) behind
+  std::uint64_t limit_ = 0;     // in memory: what capacity_ may grow to
+  std::uint64_t room_ = 0;      // in memory: what capacity_ starts at, and goes back to
+  std::shared_mutex grow_mu_;   // in memory: a growth excludes the copies into the mapping
   std::atomic<std::uint64_t> n_{0};
   kernels::OutOfCore* ooc_ = nullptr;
   std::atomic<std::uint64_t> reserved_{0};  // out of core: bytes with storage behind them
@@ -555,15 +617,22 @@ class Run {
       if (!b) return std::move(b).error();
       frontier_.map(*a, ooc_);
       next_.map(*b, ooc_);
-    } else if (opt_.tuning.frontier_in_place && !address_space_limited()) {
-      // Room for every position this rank owns (a position enters a frontier once). Vectors
-      // gathered from the threads' after each level held a frontier up to three times over
-      // (docs/PERFORMANCE.md, bytes per position). Under ulimit -v or -d the room would count as
-      // used, so the frontiers stay vectors there. Either may stay a vector where its address
-      // space cannot be had: the two swap roles every level, and each appends in its own way.
+    } else if (opt_.tuning.frontier_in_place) {
+      // Room for every position this rank owns (a position enters a frontier once), taken a
+      // page at a time as entries land. Vectors gathered from the threads' after each level held
+      // a frontier up to three times over (docs/PERFORMANCE.md, bytes per position). Under
+      // ulimit -v or -d reserved address space counts as used: there each starts at its share
+      // of the plan (15% of the positions: kernel_bytes, src/build/build.cpp) and grows where a
+      // level needs more; so does one whose whole room cannot be had (strict overcommit charges
+      // MAP_NORESERVE too). Either may stay a vector where not even its share can be had: the
+      // two swap roles every level, and each appends in its own way.
       const std::uint64_t room = own_end_ - own_begin_;
-      frontier_.reserve(room);
-      next_.reserve(room);
+      const std::uint64_t share = room / 100 * 15 + opt_.frontier_piece;
+      const std::uint64_t start = opt_.frontier_room        ? opt_.frontier_room
+                                  : address_space_limited() ? share
+                                                            : room;
+      for (Frontier* f : {&frontier_, &next_})
+        if (!f->reserve(room, start) && start > share) f->reserve(room, share);
     }
     auto t0 = Clock::now();
     if (!restore()) {

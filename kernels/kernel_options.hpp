@@ -162,6 +162,10 @@ struct KernelOptions {
   // in memory is read in (expand). The tests make it tiny so that pieces go from every thread
   // all the time and small levels go in slices.
   std::uint64_t frontier_piece = std::uint64_t{1} << 16;
+  // Backward kernel in memory: the entries each frontier has address space for at first, grown
+  // as a level needs (0: every position, or under ulimit -v or -d the plan's share). The tests
+  // make it tiny so that threads grow it while others copy into it.
+  std::uint64_t frontier_room = 0;
   // Backward kernel only: saves and restores its state at level boundaries (null: never).
   Checkpoints* checkpoints = nullptr;
   // Backward kernel only: keep the counters and frontiers in storage, partitioned, with update

@@ -39,6 +39,23 @@ Result<void*> map_zeroed(std::size_t bytes, bool huge_pages, bool reserve_only) 
 
 void unmap(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
 
+Result<void*> remap(void* p, std::size_t from, std::size_t to, bool huge_pages) {
+  void* q = ::mremap(p, from, to, MREMAP_MAYMOVE);
+  if (q == MAP_FAILED)
+    return Error(Errc::resource,
+                 fmt::format("cannot grow a mapping from {:.1f} to {:.1f} MiB: {}",
+                             static_cast<double>(from) / (1 << 20),
+                             static_cast<double>(to) / (1 << 20), std::strerror(errno)));
+#ifdef MADV_HUGEPAGE
+  // The moved or added part keeps the flags of the mapping it came from; the hint again, for
+  // a mapping that was too small for it.
+  if (huge_pages && to >= (std::size_t{2} << 20)) ::madvise(q, to, MADV_HUGEPAGE);
+#else
+  (void)huge_pages;
+#endif
+  return q;
+}
+
 void discard(void* p, std::size_t bytes) noexcept {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t whole = (bytes + page - 1) / page * page;

@@ -24,6 +24,10 @@ void unmap(void* p, std::size_t bytes) noexcept;
 // Gives back the pages of [p, p + bytes), the last one whole: p is page-aligned (a mapping's
 // start). They read as zeros again.
 void discard(void* p, std::size_t bytes) noexcept;
+// Moves or extends the mapping [p, p + from) to `to` bytes (mremap), its pages kept and the new
+// ones zeros, MAP_NORESERVE and the huge-page hint as before; the error where the address space
+// cannot be had (ulimit -v).
+Result<void*> remap(void* p, std::size_t from, std::size_t to, bool huge_pages);
 }  // namespace detail
 
 template <class T>
@@ -70,6 +74,27 @@ class LargeArray {
     if (keep < total) detail::unmap(reinterpret_cast<char*>(data_) + keep, total - keep);
     size_ = n;
     mapped_ = keep;
+  }
+
+  // Room for n elements (n > size()), the elements kept (the mapping may move: pointers into it
+  // go stale). For an array that starts smaller than its worst case where address space is
+  // bounded (ulimit -v), reserved address space counting as used there.
+  Status grow(std::size_t n, bool huge_pages = true) {
+    if (n <= size_) return {};
+    if (!data_) {
+      auto a = map(n, huge_pages, true);
+      if (!a) return std::move(a).error();
+      *this = std::move(*a);
+      return {};
+    }
+    const std::size_t page = 4096;
+    const std::size_t from = mapped_ ? mapped_ : (size_ * sizeof(T) + page - 1) / page * page;
+    auto p = detail::remap(data_, from, n * sizeof(T), huge_pages);
+    if (!p) return std::move(p).error();
+    data_ = static_cast<T*>(*p);
+    size_ = n;
+    mapped_ = 0;
+    return {};
   }
 
   // Gives back the pages that hold the first n elements (the last one partly too: its other

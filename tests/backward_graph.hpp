@@ -173,6 +173,9 @@ Result<kernels::BackwardStats> run_kernel(const G& g, std::vector<std::uint8_t>&
   opt.checkpoints = ck;
   opt.partitions = partitions;
   opt.out_of_core = ooc;
+  // On two threads the frontiers in memory start with room for one entry: they grow while
+  // filled, and a checkpoint's frontier is restored into a grown one.
+  opt.frontier_room = threads == 2 ? 1 : 0;
   return backward_on(g, std::span(values), opt);
 }
 

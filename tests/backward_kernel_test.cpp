@@ -141,9 +141,10 @@ std::vector<int> naive_dtm(const Graph<K>& g) {
 }
 
 // Threads 1..3 use the default (vector scans, prefetch, frontiers filled in place, each thread
-// handing its entries over a few at a time); 4 and 5 switch all of them off (frontiers gathered
-// from the threads' vectors). Chunks are tiny so that even these small graphs are split between
-// threads.
+// handing its entries over a few at a time; 2 and 3 start the frontiers with room for two
+// entries, so that threads grow them while others copy in, as under ulimit -v); 4 and 5 switch
+// all of them off (frontiers gathered from the threads' vectors). Chunks are tiny so that even
+// these small graphs are split between threads.
 template <class G>
 std::vector<int> kernel(const G& g, int threads,
                         std::vector<std::pair<std::uint64_t, std::uint32_t>>* far = nullptr) {
@@ -153,6 +154,7 @@ std::vector<int> kernel(const G& g, int threads,
   opt.threads = threads > 3 ? threads - 3 : threads;
   opt.tuning.simd_scan = opt.tuning.prefetch = opt.tuning.frontier_in_place = threads <= 3;
   opt.frontier_piece = 3;
+  opt.frontier_room = threads == 2 || threads == 3 ? 2 : 0;
   opt.chunk = threads > 3 ? 7 : 16;
   auto st = backward_on(g, std::span(values), opt);
   EXPECT_TRUE(st) << (st ? "" : st.error().message());

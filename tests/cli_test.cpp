@@ -721,6 +721,15 @@ TEST(CliMemory, AnAddressSpaceLimitIsPlannedForNotHitHalfWay) {
   const Outcome fits =
       under("4000000", {"build", "awari", "--stones", "0-10", "--db", db, "--threads", "2"});
   EXPECT_EQ(fits.exit, 0) << fits.err;
+  // Under the limit the frontiers start at the plan's share and grow (kernels/backward.hpp,
+  // Frontier): the bytes of a build without it.
+  const std::string ref = (dir / "ref").string();
+  ASSERT_EQ(retra({"build", "awari", "--stones", "0-10", "--db", ref, "--no-progress"}).exit, 0);
+  for (int stones = 0; stones <= 10; ++stones) {
+    const std::string name = "awari-" + std::to_string(stones) + ".rseg";
+    EXPECT_EQ(io::read_file(dir / "ref" / name).value(), io::read_file(dir / "db" / name).value())
+        << name;
+  }
 #endif
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -148,8 +149,63 @@ TEST(LargeArray, DiscardBelowKeepsTheElementsFromItsBoundOn) {
   EXPECT_EQ((*a)[bound - kHuge - 1], 0u);
 }
 
+// grow() keeps the elements, where the mapping moves as well as where it was shrunk before, and
+// the new ones read as zeros: a frontier under ulimit -v starts small and grows as a level needs.
+TEST(LargeArray, GrowKeepsTheElements) {
+  auto a = LargeArray<std::uint32_t>::reserve(1000);
+  ASSERT_TRUE(a) << a.error().message();
+  for (std::uint32_t i = 0; i < 1000; ++i) (*a)[i] = i + 1;
+  auto b = LargeArray<std::uint32_t>::reserve(1000);  // likely right after a: a moves to grow
+  ASSERT_TRUE(b) << b.error().message();
+  (*b)[0] = 5;
+  for (const std::size_t n : {std::size_t{5000}, std::size_t{3} << 20}) {
+    ASSERT_TRUE(a->grow(n));
+    ASSERT_EQ(a->size(), n);
+    for (std::uint32_t i = 0; i < 1000; ++i) ASSERT_EQ((*a)[i], i + 1) << i;
+    EXPECT_EQ((*a)[n - 1], 0u);
+    (*a)[n - 1] = 9;
+  }
+  a->shrink(700);
+  ASSERT_TRUE(a->grow(std::size_t{1} << 20));
+  for (std::uint32_t i = 0; i < 700; ++i) ASSERT_EQ((*a)[i], i + 1) << i;
+  EXPECT_EQ((*a)[4999], 0u);  // given back by shrink() (a page past 700): zeros again
+  EXPECT_EQ((*b)[0], 5u);
+  LargeArray<std::uint32_t> empty;
+  ASSERT_TRUE(empty.grow(10));
+  EXPECT_EQ(empty.size(), 10u);
+}
+
+// A growth the address space limit refuses is an error, and the array stays as it was. In a
+// child, which lowers its own limit to what it maps now and 256 MiB.
+TEST(LargeArray, AGrowthPastTheAddressSpaceLimitIsAnError) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto a = LargeArray<std::uint64_t>::reserve(1000);
+    if (!a) ::_exit(2);
+    (*a)[999] = 3;
+    unsigned long long pages = 0;
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    const bool read = f && std::fscanf(f, "%llu", &pages) == 1;
+    if (f) std::fclose(f);
+    struct rlimit as {};
+    if (!read || ::getrlimit(RLIMIT_AS, &as) != 0) ::_exit(3);
+    as.rlim_cur = std::min<rlim_t>(
+        as.rlim_max, pages * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (256u << 20));
+    if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(4);
+    const Status st = a->grow(std::size_t{1} << 27);  // 1 GiB
+    const bool ok = !st && st.error().message().find("cannot grow") != std::string::npos &&
+                    a->size() == 1000 && (*a)[999] == 3;
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 // Where ulimit -v or -d is set, reserved address space counts as used: the kernel's frontiers
-// then stay vectors. Checked in a child, which lowers its own limit.
+// then start at the plan's share and grow. Checked in a child, which lowers its own limit.
 TEST(LargeArray, AnAddressSpaceLimitIsSeen) {
   struct rlimit as {
   }, data{};
