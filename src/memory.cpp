@@ -21,6 +21,15 @@
 
 namespace retra::detail {
 
+namespace {
+// Only a hint: without THP support the mapping simply stays on 4 KiB pages.
+void hint_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (bytes >= (std::size_t{2} << 20)) ::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+}
+}  // namespace
+
 Result<void*> map_zeroed(std::size_t bytes, bool huge_pages, bool reserve_only) {
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0);
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
@@ -28,12 +37,7 @@ Result<void*> map_zeroed(std::size_t bytes, bool huge_pages, bool reserve_only) 
     return Error(Errc::resource,
                  fmt::format("cannot allocate {:.1f} MiB: {}",
                              static_cast<double>(bytes) / (1 << 20), std::strerror(errno)));
-#ifdef MADV_HUGEPAGE
-  // Only a hint: without THP support the mapping simply stays on 4 KiB pages.
-  if (huge_pages && bytes >= (std::size_t{2} << 20)) ::madvise(p, bytes, MADV_HUGEPAGE);
-#else
-  (void)huge_pages;
-#endif
+  if (huge_pages) hint_huge_pages(p, bytes);
   return p;
 }
 
@@ -46,13 +50,9 @@ Result<void*> remap(void* p, std::size_t from, std::size_t to, bool huge_pages) 
                  fmt::format("cannot grow a mapping from {:.1f} to {:.1f} MiB: {}",
                              static_cast<double>(from) / (1 << 20),
                              static_cast<double>(to) / (1 << 20), std::strerror(errno)));
-#ifdef MADV_HUGEPAGE
   // The moved or added part keeps the flags of the mapping it came from; the hint again, for
   // a mapping that was too small for it.
-  if (huge_pages && to >= (std::size_t{2} << 20)) ::madvise(q, to, MADV_HUGEPAGE);
-#else
-  (void)huge_pages;
-#endif
+  if (huge_pages) hint_huge_pages(q, to);
   return q;
 }
 
