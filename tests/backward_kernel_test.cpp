@@ -4,17 +4,13 @@
 // loses within t plies" recomputed for every t), with 1 to 5 threads; resumed from checkpoints
 // at every level boundary; partitioned.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "backward_graph.hpp"
+#include "child_process.hpp"
 
 namespace retra {
 namespace {
@@ -347,34 +343,22 @@ TEST(BackwardFrontier, AGrowthTheLimitRefusesIsKeptAsAnError) {
   GTEST_SKIP() << "ThreadSanitizer maps its own memory as the child runs; the release and "
                   "ASan builds run this";
 #else
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    kernels::bw::Frontier f;
-    if (!f.reserve(std::uint64_t{1} << 30, 1)) ::_exit(2);
-    const std::vector<std::uint64_t> piece(std::size_t{1} << 16, 7);
-    f.append(piece);  // grown from one entry, within any limit
-    if (f.error() || f.size() != piece.size() || f.data()[piece.size() - 1] != 7) ::_exit(3);
-    unsigned long long pages = 0;
-    std::FILE* stat = std::fopen("/proc/self/statm", "r");
-    const bool read = stat && std::fscanf(stat, "%llu", &pages) == 1;
-    if (stat) std::fclose(stat);
-    struct rlimit as {};
-    if (!read || ::getrlimit(RLIMIT_AS, &as) != 0) ::_exit(4);
-    as.rlim_cur = std::min<rlim_t>(
-        as.rlim_max, pages * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (64u << 20));
-    if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(5);
-    for (int i = 0; i < 2000 && !f.error(); ++i) f.append(piece);  // up to 1 GiB
-    const bool ok =
-        f.error() && f.error()->code() == Errc::resource &&
-        f.error()->message().find("does not fit the address space") != std::string::npos &&
-        f.error()->message().find("ulimit -v") != std::string::npos;
-    ::_exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(test::in_child([] {
+              kernels::bw::Frontier f;
+              if (!f.reserve(std::uint64_t{1} << 30, 1)) return 2;
+              const std::vector<std::uint64_t> piece(std::size_t{1} << 16, 7);
+              f.append(piece);  // grown from one entry, within any limit
+              if (f.error() || f.size() != piece.size() || f.data()[piece.size() - 1] != 7)
+                return 3;
+              if (!test::limit_address_space(64u << 20)) return 4;
+              for (int i = 0; i < 2000 && !f.error(); ++i) f.append(piece);  // up to 1 GiB
+              const bool ok = f.error() && f.error()->code() == Errc::resource &&
+                              f.error()->message().find("does not fit the address space") !=
+                                  std::string::npos &&
+                              f.error()->message().find("ulimit -v") != std::string::npos;
+              return ok ? 0 : 1;
+            }),
+            0);
 #endif
 }
 

@@ -1,18 +1,16 @@
 // The cgroup memory limit the planner takes as a ceiling, read from directories laid out like
 // /proc and /sys: the process's own group and its ancestors count (v2 and v1), a container's
 // subtree mount, escaped mount points, and "no limit" in either version's spelling. Also the
-// reserved large arrays (LargeArray::reserve, discard) and address_space_limited().
+// reserved large arrays (LargeArray::reserve, discard, grow) and address_space_limited().
 #include <gtest/gtest.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "child_process.hpp"
 #include "src/memory.hpp"
 #include "test_util.hpp"
 
@@ -178,30 +176,18 @@ TEST(LargeArray, GrowKeepsTheElements) {
 // A growth the address space limit refuses is an error, and the array stays as it was. In a
 // child, which lowers its own limit to what it maps now and 256 MiB.
 TEST(LargeArray, AGrowthPastTheAddressSpaceLimitIsAnError) {
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    auto a = LargeArray<std::uint64_t>::reserve(1000);
-    if (!a) ::_exit(2);
-    (*a)[999] = 3;
-    unsigned long long pages = 0;
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    const bool read = f && std::fscanf(f, "%llu", &pages) == 1;
-    if (f) std::fclose(f);
-    struct rlimit as {};
-    if (!read || ::getrlimit(RLIMIT_AS, &as) != 0) ::_exit(3);
-    as.rlim_cur = std::min<rlim_t>(
-        as.rlim_max, pages * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (256u << 20));
-    if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(4);
-    const Status st = a->grow(std::size_t{1} << 27);  // 1 GiB
-    const bool ok = !st && st.error().message().find("cannot grow") != std::string::npos &&
-                    a->size() == 1000 && (*a)[999] == 3;
-    ::_exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(test::in_child([] {
+              auto a = LargeArray<std::uint64_t>::reserve(1000);
+              if (!a) return 2;
+              (*a)[999] = 3;
+              if (!test::limit_address_space(256u << 20)) return 3;
+              const Status st = a->grow(std::size_t{1} << 27);  // 1 GiB
+              const bool ok = !st &&
+                              st.error().message().find("cannot grow") != std::string::npos &&
+                              a->size() == 1000 && (*a)[999] == 3;
+              return ok ? 0 : 1;
+            }),
+            0);
 }
 
 // Where ulimit -v or -d is set, reserved address space counts as used: the kernel's frontiers
@@ -213,18 +199,12 @@ TEST(LargeArray, AnAddressSpaceLimitIsSeen) {
   ASSERT_EQ(::getrlimit(RLIMIT_DATA, &data), 0);
   EXPECT_EQ(address_space_limited(),
             as.rlim_cur != RLIM_INFINITY || data.rlim_cur != RLIM_INFINITY);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    struct rlimit lowered = data;
-    lowered.rlim_cur = std::min<rlim_t>(data.rlim_max, rlim_t{1} << 40);
-    const bool ok = ::setrlimit(RLIMIT_DATA, &lowered) == 0 && address_space_limited();
-    ::_exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(test::in_child([data] {
+              struct rlimit lowered = data;
+              lowered.rlim_cur = std::min<rlim_t>(data.rlim_max, rlim_t{1} << 40);
+              return ::setrlimit(RLIMIT_DATA, &lowered) == 0 && address_space_limited() ? 0 : 1;
+            }),
+            0);
 }
 
 }  // namespace
