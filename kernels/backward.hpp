@@ -365,7 +365,7 @@ class Frontier {
         anon_.shrink(room_);
         capacity_ = room_;
       }
-      return anon_.discard(std::min(n, room_));
+      return anon_.discard(n);  // (it stops at the room)
     }
     if (reserved_.load(std::memory_order_relaxed) > 0 && ooc_->discard(mapped_))
       reserved_.store(0, std::memory_order_relaxed);

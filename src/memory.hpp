@@ -68,9 +68,8 @@ class LargeArray {
       release();
       return;
     }
-    const std::size_t page = 4096;
-    const std::size_t keep = (n * sizeof(T) + page - 1) / page * page;
-    const std::size_t total = (size_ * sizeof(T) + page - 1) / page * page;
+    const std::size_t keep = whole_pages(n * sizeof(T));
+    const std::size_t total = mapped_bytes();
     if (keep < total) detail::unmap(reinterpret_cast<char*>(data_) + keep, total - keep);
     size_ = n;
     mapped_ = keep;
@@ -87,9 +86,7 @@ class LargeArray {
       *this = std::move(*a);
       return {};
     }
-    const std::size_t page = 4096;
-    const std::size_t from = mapped_ ? mapped_ : (size_ * sizeof(T) + page - 1) / page * page;
-    auto p = detail::remap(data_, from, n * sizeof(T), huge_pages);
+    auto p = detail::remap(data_, mapped_bytes(), n * sizeof(T), huge_pages);
     if (!p) return std::move(p).error();
     data_ = static_cast<T*>(*p);
     size_ = n;
@@ -123,8 +120,16 @@ class LargeArray {
   std::span<const T> span() const noexcept { return {data_, size_}; }
 
  private:
+  static std::size_t whole_pages(std::size_t bytes) noexcept {
+    constexpr std::size_t kPage = 4096;
+    return (bytes + kPage - 1) / kPage * kPage;
+  }
+  // The bytes the mapping spans, in whole pages (after shrink(), the pages it kept).
+  std::size_t mapped_bytes() const noexcept {
+    return mapped_ ? mapped_ : whole_pages(size_ * sizeof(T));
+  }
   void release() noexcept {
-    if (data_) detail::unmap(data_, mapped_ ? mapped_ : size_ * sizeof(T));
+    if (data_) detail::unmap(data_, mapped_bytes());
     data_ = nullptr;
     size_ = 0;
     mapped_ = 0;
@@ -140,7 +145,7 @@ class LargeArray {
   }
   T* data_ = nullptr;
   std::size_t size_ = 0;
-  std::size_t mapped_ = 0;  // bytes mapped after shrink(); 0 = size_ * sizeof(T)
+  std::size_t mapped_ = 0;  // bytes mapped after shrink(); 0: mapped_bytes() follows size_
 };
 
 // Physical RAM in bytes (sysconf), the peak resident set size of this process (getrusage) and
