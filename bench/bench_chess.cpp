@@ -1,8 +1,9 @@
 // Micro benchmarks of the chess generator's hot paths, per position of a 5-piece table: the
 // in-order step with its legality test (every index of the backward kernel's initialization),
-// counting moves and ranking the converting ones (initialization), the unmoves of a decided
-// position (every frontier entry of every level) and ranking. KQRvKR is pawnless (8 symmetries),
-// KRPvKR's largest segment has a pawn (the mirror only). bench/chess_build.sh times whole tables.
+// counting moves and ranking the converting ones (initialization), every move ranked (the
+// verifier's), the unmoves of a decided position (every frontier entry of every level) and
+// ranking. KQRvKR is pawnless (8 symmetries), KRPvKR's largest segment has a pawn (the mirror
+// only). bench/chess_build.sh times whole tables.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -85,6 +86,25 @@ void BM_CountMoves(benchmark::State& st, const std::string& table) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
 }
 
+// The verifier's move generation (and forward iteration's, and the solver's): every move's
+// child ranked, quiet ones too.
+void BM_Moves(benchmark::State& st, const std::string& table) {
+  const Fixture& f = fixture(table);
+  const Game& g = *f.game;
+  std::size_t i = 0;
+  std::uint64_t sum = 0, children = 0;
+  for (auto _ : st)
+    g.for_each_move(f.segment, f.legal[i++ & 4095], [&](const retra::Child<int>& c) {
+      sum += c.index + static_cast<std::uint64_t>(c.segment);
+      ++children;
+    });
+  benchmark::DoNotOptimize(sum);
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+  st.counters["children/position"] =
+      static_cast<double>(children) /
+      static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+}
+
 // Propagation: the parents of a decided position, ranked.
 void BM_Unmoves(benchmark::State& st, const std::string& table) {
   const Fixture& f = fixture(table);
@@ -125,6 +145,8 @@ BENCHMARK_CAPTURE(BM_Next, KQRvKR, std::string("KQRvKR"));
 BENCHMARK_CAPTURE(BM_Next, KRPvKR, std::string("KRPvKR"));
 BENCHMARK_CAPTURE(BM_CountMoves, KQRvKR, std::string("KQRvKR"));
 BENCHMARK_CAPTURE(BM_CountMoves, KRPvKR, std::string("KRPvKR"));
+BENCHMARK_CAPTURE(BM_Moves, KQRvKR, std::string("KQRvKR"));
+BENCHMARK_CAPTURE(BM_Moves, KRPvKR, std::string("KRPvKR"));
 BENCHMARK_CAPTURE(BM_Unmoves, KQRvKR, std::string("KQRvKR"));
 BENCHMARK_CAPTURE(BM_Unmoves, KRPvKR, std::string("KRPvKR"));
 BENCHMARK_CAPTURE(BM_Rank, KQRvKR, std::string("KQRvKR"));

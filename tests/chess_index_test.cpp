@@ -217,6 +217,58 @@ TEST(ChessGame, MoveCountsEqualTheBoardsLegalMoves) {
   }
 }
 
+// Every quiet child of for_each_move (ranked incrementally where the move keeps the
+// orientation) against the board's quiet moves played and ranked from scratch, as sorted lists
+// of indices: for each position and for each of its symmetric images (which are no
+// representatives, so their children take the whole rank). `stride` 1 takes every position.
+void expect_quiet_children_ranked(const std::string& name, std::uint64_t stride) {
+  const auto g = game_of(name);
+  const Material named = parse_material(name)->canonicalized();
+  for (int s = 0; s < g->tables(); ++s) {
+    if (!(g->table(s).key.material == named)) continue;
+    const Table& t = g->table(s);
+    const bool pawns = t.key.material.has_pawns();
+    std::uint64_t checked = 0, incremental = 0;
+    for (std::uint64_t i = 0; i < g->segment_size(s); i += stride) {
+      const Position p = g->unrank(s, i);
+      if (!p.valid) continue;
+      for (int tr = 0; tr < (pawns ? 2 : 8); ++tr) {
+        Position q = p;
+        for (int k = 0; k < t.n; ++k)
+          q.sq[static_cast<std::size_t>(k)] =
+              static_cast<std::uint8_t>(transform(tr, p.sq[k]));  // 1: kMirror
+        std::vector<std::uint64_t> ours, theirs;
+        g->for_each_move(s, q, [&](const Child<int>& c) {
+          if (!c.converts) ours.push_back(c.index);
+        });
+        const Board b = g->board(s, q);
+        for_each_legal_move(b, [&](const Move& m) {
+          if (m.capture || b.piece[m.from] == code(pawn, b.side)) return;
+          auto child = g->from_board(s, play(b, m));
+          ASSERT_TRUE(child) << to_fen(b) << " " << uci(m);
+          theirs.push_back(g->rank(s, *child));
+        });
+        std::sort(ours.begin(), ours.end());
+        std::sort(theirs.begin(), theirs.end());
+        ASSERT_EQ(ours, theirs) << t.name << ": " << to_fen(b);
+        ++checked;
+        incremental += tr == 0;
+      }
+    }
+    EXPECT_GT(incremental, g->segment_size(s) / stride / 4) << t.name;
+    EXPECT_GT(checked, incremental) << t.name;
+  }
+}
+
+TEST(ChessGame, QuietChildrenRankAsThePlayedMovesDo) {
+  // Every position of two 3-piece tables (both kings on the a1-h8 diagonal, where the piece
+  // decides the orientation, among them); identical pieces; pawns of one rank that are their
+  // own mirror image (a2 h2: the white king's file decides); pins and checks.
+  for (const char* name : {"KQvK", "KRvK"}) expect_quiet_children_ranked(name, 1);
+  for (const char* name : {"KNvK", "KBBvK", "KPPvK", "KRPvKR", "KQvKR", "KNNvKB"})
+    expect_quiet_children_ranked(name, 997);
+}
+
 TEST(ChessGame, ClosureHasEveryConversion) {
   const auto g = game_of("KRPvKR");
   std::set<std::string> names;

@@ -121,6 +121,21 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
   };
   Bitboard evasion, pin[kMaxPieces];
   m.king_safety(&evasion, pin);
+  // A quiet move of a representative's piece other than a king keeps the orientation, as undoing
+  // one does (for_each_unmove): its child ranks incrementally, by the moved piece's relocation,
+  // not by a symmetry search and a whole rank per move. Without pawns this holds unless both
+  // kings stand on the a1-h8 diagonal, where the other pieces decide; with pawns, their
+  // configuration decides. A king's move keeps it on the squares of its relocation's frame.
+  // (Most moves are quiet: ranking each took a third of the verifier's time.)
+  const Indexer& ix = *t.indexer;
+  std::uint32_t code = 0;  // with pawns: the representative's pawn configuration
+  bool same_frame = false;
+  if (quiet_too) {
+    const int wk = p.sq[0], bk = p.sq[static_cast<std::size_t>(t.bk_slot)];
+    same_frame = ix.representative(p.sq.data(), &code) &&
+                 (t.key.material.has_pawns() || transform(4, wk) != wk || transform(4, bk) != bk);
+  }
+  const std::uint64_t child_base = m.them == black ? ix.size() : 0;
   // The squares the enemy attacks with our king off the board (it must not step back along a
   // checking line): our king's legal targets, one mask instead of a test per square. A captured
   // piece's own attacks never cover its square, and the rest of the board stays as it is.
@@ -150,6 +165,12 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
           targets &= enemy;
         }
       }
+      Indexer::Relocation moved;
+      const bool relocated = same_frame && (targets & ~enemy) &&
+                             (pt == king || ix.relocatable(i));
+      if (relocated)
+        moved = pt == king ? ix.king_relocation(p.sq.data(), code, i)
+                           : ix.relocation(p.sq.data(), code, i);
       while (targets) {
         const int to = std::countr_zero(targets);
         targets &= targets - 1;
@@ -165,7 +186,18 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
           Position c = p;
           c.sq[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(to);
           c.side = m.them;
-          f(Child<int>{s, g.rank(s, c), 0, false});
+          std::uint64_t r;
+          if (pt == king)
+            r = relocated && (moved.frame & bit(to)) ? child_base + ix.king_relocated(moved, to)
+                                                     : g.rank(s, c);
+          else if (relocated)
+            r = child_base + ix.relocated(moved, to);
+          else if (same_frame)  // a piece of a group of identical ones
+            r = child_base + ix.rank_canonical(c.sq.data(), code);
+          else
+            r = g.rank(s, c);
+          assert(r == g.rank(s, c));
+          f(Child<int>{s, r, 0, false});
         }
       }
       continue;
