@@ -86,40 +86,42 @@ void BM_CountMoves(benchmark::State& st, const std::string& table) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
 }
 
+// visit(game, segment, position, sum, items) over the fixture's positions in turn, adding the
+// ranks it finds to sum and counting them in items (reported per position as `counter`).
+template <class Visit>
+void per_position(benchmark::State& st, const std::string& table, const char* counter,
+                  Visit visit) {
+  const Fixture& f = fixture(table);
+  std::size_t i = 0;
+  std::uint64_t sum = 0, items = 0;
+  for (auto _ : st) visit(*f.game, f.segment, f.legal[i++ & 4095], sum, items);
+  benchmark::DoNotOptimize(sum);
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+  st.counters[counter] =
+      static_cast<double>(items) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+}
+
 // The verifier's move generation (and forward iteration's, and the solver's): every move's
 // child ranked, quiet ones too.
 void BM_Moves(benchmark::State& st, const std::string& table) {
-  const Fixture& f = fixture(table);
-  const Game& g = *f.game;
-  std::size_t i = 0;
-  std::uint64_t sum = 0, children = 0;
-  for (auto _ : st)
-    g.for_each_move(f.segment, f.legal[i++ & 4095], [&](const retra::Child<int>& c) {
-      sum += c.index + static_cast<std::uint64_t>(c.segment);
-      ++children;
-    });
-  benchmark::DoNotOptimize(sum);
-  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
-  st.counters["children/position"] =
-      static_cast<double>(children) /
-      static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+  per_position(st, table, "children/position",
+               [](const Game& g, int s, const Position& p, std::uint64_t& sum, std::uint64_t& n) {
+                 g.for_each_move(s, p, [&](const retra::Child<int>& c) {
+                   sum += c.index + static_cast<std::uint64_t>(c.segment);
+                   ++n;
+                 });
+               });
 }
 
 // Propagation: the parents of a decided position, ranked.
 void BM_Unmoves(benchmark::State& st, const std::string& table) {
-  const Fixture& f = fixture(table);
-  const Game& g = *f.game;
-  std::size_t i = 0;
-  std::uint64_t sum = 0, parents = 0;
-  for (auto _ : st)
-    g.for_each_unmove(f.segment, f.legal[i++ & 4095], [&](std::uint64_t r, const Position&) {
-      sum += r;
-      ++parents;
-    });
-  benchmark::DoNotOptimize(sum);
-  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
-  st.counters["parents/position"] = static_cast<double>(parents) /
-                                    static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+  per_position(st, table, "parents/position",
+               [](const Game& g, int s, const Position& p, std::uint64_t& sum, std::uint64_t& n) {
+                 g.for_each_unmove(s, p, [&](std::uint64_t r, const Position&) {
+                   sum += r;
+                   ++n;
+                 });
+               });
 }
 
 void BM_Rank(benchmark::State& st, const std::string& table) {
