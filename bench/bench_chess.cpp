@@ -101,8 +101,8 @@ void per_position(benchmark::State& st, const std::string& table, const char* co
       static_cast<double>(items) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
 }
 
-// The verifier's move generation (and forward iteration's, and the solver's): every move's
-// child ranked, quiet ones too.
+// The one-pass verifier's move generation (probes and the solver play moves on boards): every
+// move's child ranked, quiet ones too.
 void BM_Moves(benchmark::State& st, const std::string& table) {
   per_position(st, table, "children/position",
                [](const Game& g, int s, const Position& p, std::uint64_t& sum, std::uint64_t& n) {
