@@ -10,6 +10,12 @@ inline bool beside(int a, int b) {
   return rank_of(a) == rank_of(b) && (file_of(a) - file_of(b) == 1 || file_of(b) - file_of(a) == 1);
 }
 
+// Whether kings on wk and bk alone fix a pawnless placement's orientation: not both on the a1-h8
+// diagonal (else the other pieces decide). Then moving any other piece keeps the orientation.
+inline bool kings_fix_orientation(int wk, int bk) {
+  return transform(4, wk) != wk || transform(4, bk) != bk;
+}
+
 // The pieces of one position as bitboards, and the legality test of a move.
 struct MoveGen {
   const Game& g;
@@ -130,11 +136,10 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
   const Indexer& ix = *t.indexer;
   std::uint32_t code = 0;  // with pawns: the representative's pawn configuration
   bool same_frame = false;
-  if (quiet_too) {
-    const int wk = p.sq[0], bk = p.sq[static_cast<std::size_t>(t.bk_slot)];
+  if (quiet_too)
     same_frame = ix.representative(p.sq.data(), &code) &&
-                 (t.key.material.has_pawns() || transform(4, wk) != wk || transform(4, bk) != bk);
-  }
+                 (t.key.material.has_pawns() ||
+                  kings_fix_orientation(p.sq[0], p.sq[static_cast<std::size_t>(t.bk_slot)]));
   const std::uint64_t child_base = m.them == black ? ix.size() : 0;
   // The squares the enemy attacks with our king off the board (it must not step back along a
   // checking line): our king's legal targets, one mask instead of a test per square. A captured
@@ -166,8 +171,7 @@ MoveCount detail_moves(const Game& g, int s, const Position& p, F&& f, bool quie
         }
       }
       Indexer::Relocation moved;
-      const bool relocated = same_frame && (targets & ~enemy) &&
-                             (pt == king || ix.relocatable(i));
+      const bool relocated = same_frame && (targets & ~enemy) && (pt == king || ix.relocatable(i));
       if (relocated)
         moved = pt == king ? ix.king_relocation(p.sq.data(), code, i)
                            : ix.relocation(p.sq.data(), code, i);
@@ -319,8 +323,8 @@ void Game::for_each_unmove(int s, const Position& q, F&& f) const {
   // Without pawns q is a representative already (the frontier holds nothing else), so only the
   // pawn configuration's code has to be found, and only with pawns.
   std::uint32_t code = 0;
-  const bool same_frame = pawnless ? transform(4, wk) != wk || transform(4, bk) != bk
-                                   : ix.representative(q.sq.data(), &code);
+  const bool same_frame =
+      pawnless ? kings_fix_orientation(wk, bk) : ix.representative(q.sq.data(), &code);
   assert(!same_frame || !pawnless || ix.representative(q.sq.data(), &code));
   const std::uint64_t base = mover == black ? ix.size() : 0;
   // The parent is a position only if its side not to move (q's side) is not in check there.
