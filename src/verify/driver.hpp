@@ -257,10 +257,29 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
     std::vector<const std::uint8_t*> vals(static_cast<std::size_t>(n), nullptr);
     vals[id(s)] = loaded[id(s)].data();
     for (Seg d : g.dependencies(s)) vals[id(d)] = loaded[id(d)].data();
+    // Where each segment's stored values come from, one flat entry per segment: every move reads
+    // one, and following readers[] to each segment's far list drew about 8% of a chess check's
+    // samples (perf); with this entry the check takes about 5% less time.
+    struct Source {
+      const std::uint8_t* bytes = nullptr;
+      const format::SegmentReader* far = nullptr;  // only where the segment lists far values
+      ValueKind kind = ValueKind::score;
+    };
+    std::vector<Source> sources(static_cast<std::size_t>(n));
+    auto source = [&](const Seg& seg) {
+      Source& src = sources[id(seg)];
+      src.bytes = vals[id(seg)];
+      src.far = readers[id(seg)]->far().empty() ? nullptr : readers[id(seg)];
+      src.kind = value_kind_of(g, seg);
+    };
+    source(s);
+    for (Seg d : g.dependencies(s)) source(d);
     // A stored value: the far value where the segment lists one, else the decoded byte.
-    auto stored_value = [&](const Seg& seg, std::uint64_t index) {
-      if (const auto v = readers[id(seg)]->far_value(index)) return static_cast<int>(*v);
-      return decode_value(value_kind_of(g, seg), vals[id(seg)][index]);
+    auto stored_value = [src = sources.data(), &id](const Seg& seg, std::uint64_t index) {
+      const Source& from = src[id(seg)];
+      if (from.far)
+        if (const auto v = from.far->far_value(index)) return static_cast<int>(*v);
+      return decode_value(from.kind, from.bytes[index]);
     };
     // The stored values this segment's children read (decoded; virtual children as the game
     // computes them from stored ones). `reads`, when set, collects the indices of children in
