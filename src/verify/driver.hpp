@@ -246,17 +246,6 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       return fail(plain(sname, fmt::format("manifest lists {} entries for {} {}, which has {}",
                                            rec->entries, nouns.segment, sname, size)));
     progress_phase(opt.progress, "verify " + D::segment_label(sname), size);
-    if (Status st = load(s); !st) return fail(failure_from_error(sname, st.error()));
-    for (Seg d : g.dependencies(s))
-      if (Status st = load(d); !st) {
-        VerifyFailure f = failure_from_error(name[id(d)], st.error());
-        f.message =
-            fmt::format("{} {} (needed by {}): {}", nouns.segment, name[id(d)], sname, f.message);
-        return fail(f);
-      }
-    std::vector<const std::uint8_t*> vals(static_cast<std::size_t>(n), nullptr);
-    vals[id(s)] = loaded[id(s)].data();
-    for (Seg d : g.dependencies(s)) vals[id(d)] = loaded[id(d)].data();
     // Where each segment's stored values come from, one flat entry per segment: every move reads
     // one, and following readers[] to each segment's far list drew about 8% of the samples of an
     // endgame table's check (perf); with this entry the check takes about 5% less time.
@@ -266,14 +255,26 @@ Result<VerifyReport> run(const Database& db, const VerifyOptions& opt) {
       ValueKind kind = ValueKind::score;
     };
     std::vector<Source> sources(static_cast<std::size_t>(n));
-    auto source = [&](const Seg& seg) {
+    std::vector<const std::uint8_t*> vals(static_cast<std::size_t>(n), nullptr);
+    // The segment and each dependency: loaded (a dependency's failure names who needed it), then
+    // its values and its entry.
+    auto use = [&](const Seg& seg) -> Status {
+      RETRA_TRY(load(seg));
+      vals[id(seg)] = loaded[id(seg)].data();
       Source& src = sources[id(seg)];
       src.bytes = vals[id(seg)];
       src.far = readers[id(seg)]->far().empty() ? nullptr : readers[id(seg)];
       src.kind = value_kind_of(g, seg);
+      return {};
     };
-    source(s);
-    for (Seg d : g.dependencies(s)) source(d);
+    if (Status st = use(s); !st) return fail(failure_from_error(sname, st.error()));
+    for (Seg d : g.dependencies(s))
+      if (Status st = use(d); !st) {
+        VerifyFailure f = failure_from_error(name[id(d)], st.error());
+        f.message =
+            fmt::format("{} {} (needed by {}): {}", nouns.segment, name[id(d)], sname, f.message);
+        return fail(f);
+      }
     // A stored value: the far value where the segment lists one, else the decoded byte.
     auto stored_value = [src = sources.data(), &id](const Seg& seg, std::uint64_t index) {
       const Source& from = src[id(seg)];
