@@ -42,7 +42,7 @@ struct Module {
       "pieces", 2, 32, -1, 1, "chess goals are 1 (win) and 0 (at least a draw)"};
   // zstd -9 with 256 Ki-entry blocks: chess values repeat in patterns longer than the default
   // 64 Ki entries, which zstd's lazy matchers at -9 find. Measured on KRPvKR and KQRvKR
-  // (docs/CHESS.md, "Fifth session"): 30% and 21% fewer bytes than -3 with 64 Ki blocks, for
+  // (docs/CHESS-LOG.md, "Fifth session"): 30% and 21% fewer bytes than -3 with 64 Ki blocks, for
   // about 1.5 s more writing per 100 M-position segment on 2 threads; 1 Mi blocks would save 2-3%
   // more but decode 4 times as much per cold probe.
   static constexpr format::WriteDefaults kWriteDefaults{9, 1u << 18};

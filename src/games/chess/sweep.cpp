@@ -1466,7 +1466,7 @@ Result<bool> solve(Table& t, const SolveOptions& opt, SolveTimes* times) {
     // within n-1 plies; the moves are read until every position of the run is refuted (where
     // wins are pulled, until every one wins: one that does not reads all its moves).
     // Position by position, generating and reading each one's moves in turn, KRPvKR's plies
-    // took 11.7 s and KQRvKR's 7.0 s, against 7.3 and 4.3 s (docs/CHESS.md).
+    // took 11.7 s and KQRvKR's 7.0 s, against 7.3 and 4.3 s (docs/CHESS-LOG.md).
     // Made twice, for pushed and pulled wins (pulls: std::bool_constant), so that the checks of
     // a side whose wins are pushed, most of a table's, test nothing for the pulled ones.
     auto check_run_as = [&](auto pulls_as, Color s, std::uint64_t base, std::uint64_t todo,
