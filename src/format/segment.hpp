@@ -275,6 +275,12 @@ struct WriteReport {
 Result<WriteReport> write_segment(const std::filesystem::path& path, const SegmentInfo& info,
                                   std::span<const std::uint8_t> data, const WriteOptions& opt);
 
+// The stored ranges (first, length) whose compression measures an entry order in write_segment:
+// 64 pieces of min(block_entries, 256 Ki) entries, one drawn from each 64th of [0, entries) on
+// a piece boundary (deterministic); every piece of the segment where 64 do not fit.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> order_trial_pieces(
+    std::uint64_t entries, std::uint64_t block_entries);
+
 // Read access to one segment file. Opening validates magic, version, header and table checksums
 // and the table's bounds; every block read validates that block's checksum before decompressing,
 // so a flipped byte is reported (Errc::corrupt, naming file and block) instead of read as a value.
