@@ -337,8 +337,10 @@ bool rans_pays(const SizeEstimate& e) { return e.rans < 0.98 * e.zstd; }
 // 64 Ki-entry blocks, 16 MiB with 256 Ki or 1 Mi. Each order puts other positions into the same
 // stored ranges, so a few large blocks would compare different parts of the index (4 blocks of 1 Mi
 // misjudged xiangqi's KCPMKGMM by 40%); many pieces average that out. The ranking at -3 agreed
-// with -19 on xiangqi's largest endgames; -9 trials (on the earlier, evenly spaced pieces) saved
-// 0.3% of the bytes for 3.3 times the trials' time (docs/PERFORMANCE.md, "Writing a segment").
+// with -19 on xiangqi's largest endgames, but not always with -9 elsewhere (two orders of one
+// bench segment 0.7% apart at -3 are 4.0% apart at -9, and no level up to -7 ranks them as -9
+// does); -9 trials (on the earlier, evenly spaced pieces) saved 0.3% of the bytes for 3.3 times
+// the trials' time (docs/PERFORMANCE.md, "Writing a segment").
 constexpr int kOrderTrialLevel = 3;
 constexpr std::uint64_t kOrderTrialPieces = 64;
 constexpr std::uint64_t kOrderTrialPiece = 1u << 18;
