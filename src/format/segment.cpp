@@ -339,8 +339,9 @@ bool rans_pays(const SizeEstimate& e) { return e.rans < 0.98 * e.zstd; }
 // misjudged xiangqi's KCPMKGMM by 40%); many pieces average that out. The ranking at -3 agreed
 // with -19 on xiangqi's largest endgames, but not always with -9 elsewhere (two orders of one
 // bench segment 0.7% apart at -3 are 4.0% apart at -9, and no level up to -7 ranks them as -9
-// does); -9 trials (on the earlier, evenly spaced pieces) saved 0.3% of the bytes for 3.3 times
-// the trials' time (docs/PERFORMANCE.md, "Writing a segment").
+// does). -9 trials saved 2.1% of the bench's DTZ bytes (0.3% of all its bytes) for 3.3 times the
+// trials' time on the earlier, evenly spaced pieces, but 0.03% of the DTZ bytes for 3.6 times on
+// the drawn ones (docs/PERFORMANCE.md, "Writing a segment").
 constexpr int kOrderTrialLevel = 3;
 constexpr std::uint64_t kOrderTrialPieces = 64;
 constexpr std::uint64_t kOrderTrialPiece = 1u << 18;
